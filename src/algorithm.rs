@@ -1,0 +1,142 @@
+//! Names for every backend, variant and mode. Each implements `Display` and `FromStr` with the
+//! same spelling, so the CLI, the tables, the JSON and the logs all name a variant the same way.
+
+use std::fmt;
+use std::str::FromStr;
+
+macro_rules! named_enum {
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident {
+            $( $(#[$vmeta:meta])* $variant:ident => $text:literal ),+ $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum $name {
+            $( $(#[$vmeta])* $variant ),+
+        }
+
+        impl $name {
+            /// Every variant, in declaration order.
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            /// The variant's name as the CLI and the benchmark tables spell it.
+            pub const fn name(self) -> &'static str {
+                match self { $($name::$variant => $text),+ }
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+
+        impl FromStr for $name {
+            type Err = String;
+            fn from_str(s: &str) -> Result<Self, String> {
+                let t = s.trim().to_ascii_lowercase();
+                $name::ALL.iter().copied().find(|v| v.name() == t).ok_or_else(|| {
+                    let names: Vec<&str> = $name::ALL.iter().map(|v| v.name()).collect();
+                    format!("unknown {} '{}' (expected one of: {})", stringify!($name), s, names.join(", "))
+                })
+            }
+        }
+    };
+}
+
+named_enum! {
+    /// Sort direction. Both directions are stable.
+    pub enum Order {
+        Ascending => "ascending",
+        Descending => "descending",
+    }
+}
+
+named_enum! {
+    /// The kind of backend an [`crate::Engine`] runs on.
+    pub enum BackendKind {
+        Cpu => "cpu",
+        Cuda => "cuda",
+    }
+}
+
+named_enum! {
+    /// Radix sort variants.
+    pub enum SortAlgorithm {
+        /// The backend's best sort for the input.
+        Auto => "auto",
+        /// CPU backend: rayon-parallel LSD radix sort (histogram, scan, stable scatter per digit).
+        CpuLsd => "cpu-lsd",
+        /// CUDA backend: the seeds' GPU-resident three-phase sort (local sort by one-bit splits,
+        /// digit-major scan, scatter), `seeds/000` and `seeds/001`.
+        ThreePhase => "three-phase",
+    }
+}
+
+named_enum! {
+    /// Histogram variants.
+    pub enum HistogramAlgorithm {
+        /// The backend's best strategy for the sample type and bin count.
+        Auto => "auto",
+        /// CPU backend: per-thread private histograms merged at the end.
+        CpuPrivate => "cpu-private",
+        /// One global atomic per sample, byte loads (CUDA Handbook Listing 16-2).
+        GlobalAtomic => "global-atomic",
+        /// Global atomics with unrolled 32-bit loads (CUDA Handbook Listing 16-3).
+        GlobalAtomicUnrolled => "global-atomic-u32",
+        /// Block-private shared-memory histogram merged with global atomics (the histogram study).
+        SharedPrivate => "shared",
+        /// Per-warp replicated sub-histograms in shared memory: fast under contention.
+        WarpPrivate => "warp-private",
+    }
+}
+
+named_enum! {
+    /// Prefix-scan variants.
+    pub enum ScanAlgorithm {
+        Auto => "auto",
+        /// CPU backend: two-pass blocked scan (reduce blocks, scan the block sums, rescan).
+        CpuBlocked => "cpu-blocked",
+        /// CUDA backend: reduce-then-scan over tiles, the block sums scanned recursively.
+        ReduceThenScan => "reduce-then-scan",
+    }
+}
+
+named_enum! {
+    /// Inclusive or exclusive prefix sum.
+    pub enum ScanKind {
+        Inclusive => "inclusive",
+        Exclusive => "exclusive",
+    }
+}
+
+named_enum! {
+    /// How the CUDA backend issues a sort's fixed launch sequence.
+    pub enum LaunchMode {
+        /// Plain launches on a stream.
+        Stream => "stream",
+        /// Captured once into a CUDA graph and replayed (CUDA Handbook, section 6.9).
+        Graph => "graph",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for a in SortAlgorithm::ALL {
+            assert_eq!(a.to_string().parse::<SortAlgorithm>().unwrap(), *a);
+        }
+        for a in HistogramAlgorithm::ALL {
+            assert_eq!(a.to_string().parse::<HistogramAlgorithm>().unwrap(), *a);
+        }
+        assert!("bogus"
+            .parse::<ScanKind>()
+            .unwrap_err()
+            .contains("inclusive"));
+    }
+}

@@ -1,0 +1,6 @@
+//! The CPU backend: rayon-parallel histograms, scans and LSD radix sorts built from the seeds'
+//! three steps (histogram, exclusive scan, stable scatter).
+
+pub mod histogram;
+pub mod scan;
+pub mod sort;
