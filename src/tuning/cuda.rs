@@ -1,0 +1,1 @@
+//! CUDA backend tunables. Each reaches the kernels as a `-D` define, once.
