@@ -33,6 +33,7 @@ pub mod cpu;
 pub mod cuda;
 mod engine;
 pub mod error;
+pub mod gen;
 pub mod key;
 mod options;
 pub mod reference;
