@@ -34,6 +34,7 @@ pub mod cuda;
 mod engine;
 pub mod error;
 pub mod gen;
+pub mod io;
 pub mod key;
 mod options;
 pub mod reference;

@@ -1,0 +1,498 @@
+//! Reading and writing arrays: NumPy `.npy` files and raw little-endian binary files.
+//!
+//! * `.npy`: format versions 1.0, 2.0 and 3.0; 1-D, C order, little-endian (or byte-sized)
+//!   integer and float types: `<u1 <u2 <u4 <u8 <i1 <i2 <i4 <i8 <f4 <f8` and `|u1 |i1`. Note that
+//!   NumPy's `<u8` is a 64-bit integer where histosort's [`DType::U8`] is one byte. `u128` and
+//!   `i128` have no NumPy type and exist only as raw files.
+//! * Raw: the elements back to back, little-endian, no header; the dtype is given by the caller.
+//!
+//! Reads go straight from the file into a typed `Vec` (one `read_exact` into its bytes), with the
+//! size checked against the header before anything is allocated. Writes go to a temporary file
+//! in the target folder that is renamed over the target at the end, so an interrupted run never
+//! leaves a half-written output and a failed run leaves no output at all.
+//!
+//! ```
+//! use histosort::io::{self, Array, FileFormat};
+//! let dir = tempfile::tempdir().unwrap();
+//! let path = dir.path().join("keys.npy");
+//! io::write(&path, &Array::from(vec![3u32, 1, 2]), FileFormat::Npy).unwrap();
+//! let back = io::read(&path, None).unwrap();
+//! assert_eq!(back, Array::U32(vec![3, 1, 2]));
+//! let n = histosort::with_array!(&back, v => v.len());
+//! assert_eq!(n, 3);
+//! ```
+
+pub mod npy;
+
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use bytemuck::Pod;
+
+use crate::error::{Error, Result};
+use crate::key::DType;
+
+// Elements are read and written as the host's bytes; the file formats are little-endian.
+const _: () = assert!(
+    cfg!(target_endian = "little"),
+    "histosort::io supports little-endian hosts only"
+);
+
+/// A 1-D array of one of histosort's element types.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Array {
+    U8(Vec<u8>),
+    U16(Vec<u16>),
+    U32(Vec<u32>),
+    U64(Vec<u64>),
+    U128(Vec<u128>),
+    I8(Vec<i8>),
+    I16(Vec<i16>),
+    I32(Vec<i32>),
+    I64(Vec<i64>),
+    I128(Vec<i128>),
+    F32(Vec<f32>),
+    F64(Vec<f64>),
+}
+
+/// Runs `$body` with `$v` bound to the typed `Vec` inside an [`Array`] (by value for an
+/// `Array`, by reference for a `&Array` or `&mut Array`), whatever its element type. The body is
+/// compiled once per element type, so it may call generic functions.
+///
+/// ```
+/// use histosort::io::Array;
+/// let a = Array::from(vec![1.5f32, -2.0]);
+/// let bytes = histosort::with_array!(&a, v => std::mem::size_of_val(v.as_slice()));
+/// assert_eq!(bytes, 8);
+/// ```
+#[macro_export]
+macro_rules! with_array {
+    ($array:expr, $v:ident => $body:expr) => {
+        match $array {
+            $crate::io::Array::U8($v) => $body,
+            $crate::io::Array::U16($v) => $body,
+            $crate::io::Array::U32($v) => $body,
+            $crate::io::Array::U64($v) => $body,
+            $crate::io::Array::U128($v) => $body,
+            $crate::io::Array::I8($v) => $body,
+            $crate::io::Array::I16($v) => $body,
+            $crate::io::Array::I32($v) => $body,
+            $crate::io::Array::I64($v) => $body,
+            $crate::io::Array::I128($v) => $body,
+            $crate::io::Array::F32($v) => $body,
+            $crate::io::Array::F64($v) => $body,
+        }
+    };
+}
+
+/// An element type an [`Array`] can hold.
+pub trait Element: Pod + Send + Sync + std::fmt::Debug + 'static {
+    const DTYPE: DType;
+    fn into_array(v: Vec<Self>) -> Array;
+    /// The typed `Vec`, or the array back when it holds another type.
+    fn from_array(a: Array) -> std::result::Result<Vec<Self>, Array>;
+    fn slice_of(a: &Array) -> Option<&[Self]>;
+}
+
+macro_rules! element {
+    ($($t:ty => $d:ident),*) => {$(
+        impl Element for $t {
+            const DTYPE: DType = DType::$d;
+            fn into_array(v: Vec<Self>) -> Array {
+                Array::$d(v)
+            }
+            fn from_array(a: Array) -> std::result::Result<Vec<Self>, Array> {
+                match a {
+                    Array::$d(v) => Ok(v),
+                    other => Err(other),
+                }
+            }
+            fn slice_of(a: &Array) -> Option<&[Self]> {
+                match a {
+                    Array::$d(v) => Some(v),
+                    _ => None,
+                }
+            }
+        }
+        impl From<Vec<$t>> for Array {
+            fn from(v: Vec<$t>) -> Array {
+                Array::$d(v)
+            }
+        }
+    )*};
+}
+element!(u8 => U8, u16 => U16, u32 => U32, u64 => U64, u128 => U128, i8 => I8, i16 => I16,
+    i32 => I32, i64 => I64, i128 => I128, f32 => F32, f64 => F64);
+
+impl Array {
+    pub fn dtype(&self) -> DType {
+        with_array!(self, v => element_dtype(v))
+    }
+
+    pub fn len(&self) -> usize {
+        with_array!(self, v => v.len())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The elements' bytes, as they are written to a file.
+    pub fn as_bytes(&self) -> &[u8] {
+        with_array!(self, v => bytemuck::cast_slice(v.as_slice()))
+    }
+
+    /// The typed slice, when the array holds `T`.
+    pub fn as_slice<T: Element>(&self) -> Option<&[T]> {
+        T::slice_of(self)
+    }
+
+    /// The typed `Vec`, or the array back when it holds another type.
+    pub fn into_vec<T: Element>(self) -> std::result::Result<Vec<T>, Array> {
+        T::from_array(self)
+    }
+
+    /// An array of `len` zeros of `dtype`.
+    pub fn zeros(dtype: DType, len: usize) -> Array {
+        fn z<T: Element>(len: usize) -> Array {
+            T::into_array(vec![T::zeroed(); len])
+        }
+        match dtype {
+            DType::U8 => z::<u8>(len),
+            DType::U16 => z::<u16>(len),
+            DType::U32 => z::<u32>(len),
+            DType::U64 => z::<u64>(len),
+            DType::U128 => z::<u128>(len),
+            DType::I8 => z::<i8>(len),
+            DType::I16 => z::<i16>(len),
+            DType::I32 => z::<i32>(len),
+            DType::I64 => z::<i64>(len),
+            DType::I128 => z::<i128>(len),
+            DType::F32 => z::<f32>(len),
+            DType::F64 => z::<f64>(len),
+        }
+    }
+
+    /// The elements' bytes, writable (used to read a file straight into the array).
+    fn as_bytes_mut(&mut self) -> &mut [u8] {
+        with_array!(self, v => bytemuck::cast_slice_mut(v.as_mut_slice()))
+    }
+}
+
+fn element_dtype<T: Element>(_: &[T]) -> DType {
+    T::DTYPE
+}
+
+/// How a file stores its array.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileFormat {
+    /// NumPy `.npy`: the header names the dtype and length.
+    Npy,
+    /// Raw little-endian elements of the given dtype, no header.
+    Raw(DType),
+}
+
+/// Whether `path` names a `.npy` file (by its extension, in any case).
+pub fn is_npy_path(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("npy"))
+}
+
+impl FileFormat {
+    /// The format a file name implies: `.npy` files are NumPy files, anything else is raw and
+    /// needs `raw_dtype`.
+    pub fn for_path(path: &Path, raw_dtype: Option<DType>) -> Result<FileFormat> {
+        if is_npy_path(path) {
+            Ok(FileFormat::Npy)
+        } else {
+            match raw_dtype {
+                Some(d) => Ok(FileFormat::Raw(d)),
+                None => Err(Error::format(
+                    path,
+                    "not a .npy file, so it is read as raw binary data, which needs an explicit \
+                     dtype (--dtype u8|u16|u32|u64|u128|i8|i16|i32|i64|i128|f32|f64)",
+                )),
+            }
+        }
+    }
+}
+
+/// Reads an array: a `.npy` file by its header, any other file as raw data of `raw_dtype`.
+pub fn read(path: impl AsRef<Path>, raw_dtype: Option<DType>) -> Result<Array> {
+    let path = path.as_ref();
+    match FileFormat::for_path(path, raw_dtype)? {
+        FileFormat::Npy => read_npy(path),
+        FileFormat::Raw(d) => read_raw(path, d),
+    }
+}
+
+/// Opens `path` and returns the file and its length.
+fn open(path: &Path) -> Result<(File, u64)> {
+    let file = File::open(path).map_err(|e| Error::io(path, e))?;
+    let meta = file.metadata().map_err(|e| Error::io(path, e))?;
+    if meta.is_dir() {
+        return Err(Error::format(path, "is a directory, not a file"));
+    }
+    Ok((file, meta.len()))
+}
+
+/// Reads `len` elements of `dtype` from the current position of `file`.
+fn read_elements(file: &mut File, path: &Path, dtype: DType, len: u64) -> Result<Array> {
+    let len = usize::try_from(len)
+        .map_err(|_| Error::format(path, format!("{len} elements do not fit in memory")))?;
+    let mut array = Array::zeros(dtype, len);
+    file.read_exact(array.as_bytes_mut())
+        .map_err(|e| Error::io(path, e))?;
+    Ok(array)
+}
+
+/// Reads a raw little-endian file of `dtype` elements.
+pub fn read_raw(path: impl AsRef<Path>, dtype: DType) -> Result<Array> {
+    let path = path.as_ref();
+    let (mut file, size) = open(path)?;
+    let elem = dtype.size() as u64;
+    if size % elem != 0 {
+        return Err(Error::format(
+            path,
+            format!(
+                "file size {size} bytes is not a multiple of the {dtype} element size ({elem} \
+                 bytes): wrong --dtype, or a truncated file?"
+            ),
+        ));
+    }
+    read_elements(&mut file, path, dtype, size / elem)
+}
+
+/// Reads the header of a `.npy` file without reading its data.
+pub fn read_npy_header(path: impl AsRef<Path>) -> Result<npy::Header> {
+    let path = path.as_ref();
+    let (mut file, size) = open(path)?;
+    npy_header(&mut file, path, size)
+}
+
+fn npy_header(file: &mut File, path: &Path, size: u64) -> Result<npy::Header> {
+    let mut prelude = Vec::with_capacity(12);
+    Read::by_ref(file)
+        .take(12)
+        .read_to_end(&mut prelude)
+        .map_err(|e| Error::io(path, e))?;
+    let (start, dict_len) = npy::header_len(&prelude).map_err(|m| Error::format(path, m))?;
+    let total = (start + dict_len) as u64;
+    if total > size {
+        return Err(Error::format(
+            path,
+            format!("truncated header: it claims {total} bytes but the file has {size}"),
+        ));
+    }
+    let mut bytes = vec![0u8; start + dict_len];
+    file.seek(SeekFrom::Start(0))
+        .and_then(|_| file.read_exact(&mut bytes))
+        .map_err(|e| Error::io(path, e))?;
+    let header = npy::parse_header(&bytes).map_err(|m| Error::format(path, m))?;
+    let data = size - header.data_offset;
+    let want = header.len.checked_mul(header.dtype.size() as u64);
+    match want {
+        Some(w) if w == data => Ok(header),
+        Some(w) if w > data => Err(Error::format(
+            path,
+            format!(
+                "truncated data: the header says {} {} elements ({w} bytes) but only {data} bytes \
+                 follow it",
+                header.len, header.dtype
+            ),
+        )),
+        Some(w) => Err(Error::format(
+            path,
+            format!(
+                "{} unexpected bytes after the {} {} elements the header announces",
+                data - w,
+                header.len,
+                header.dtype
+            ),
+        )),
+        None => Err(Error::format(
+            path,
+            format!("the header's length {} is impossibly large", header.len),
+        )),
+    }
+}
+
+/// Reads a `.npy` file.
+pub fn read_npy(path: impl AsRef<Path>) -> Result<Array> {
+    let path = path.as_ref();
+    let (mut file, size) = open(path)?;
+    let header = npy_header(&mut file, path, size)?;
+    file.seek(SeekFrom::Start(header.data_offset))
+        .map_err(|e| Error::io(path, e))?;
+    read_elements(&mut file, path, header.dtype, header.len)
+}
+
+/// Writes `array` to `path` in `format` (a raw format's dtype must match the array's).
+pub fn write(path: impl AsRef<Path>, array: &Array, format: FileFormat) -> Result<()> {
+    let path = path.as_ref();
+    match format {
+        FileFormat::Npy => with_array!(array, v => write_npy(path, v)),
+        FileFormat::Raw(d) if d == array.dtype() => write_raw(path, array.as_bytes()),
+        FileFormat::Raw(d) => Err(Error::invalid(format!(
+            "cannot write {} data as raw {d}",
+            array.dtype()
+        ))),
+    }
+}
+
+/// Writes a `.npy` file (format version 1.0) holding `data`.
+pub fn write_npy<T: Element>(path: impl AsRef<Path>, data: &[T]) -> Result<()> {
+    let path = path.as_ref();
+    let header = npy::write_header(T::DTYPE, data.len() as u64).ok_or_else(|| {
+        Error::format(
+            path,
+            format!(
+                "{} has no NumPy dtype, so it cannot be written as .npy; write a raw file \
+                 (any other extension) instead",
+                T::DTYPE
+            ),
+        )
+    })?;
+    write_atomic(path, &[&header, bytemuck::cast_slice(data)])
+}
+
+/// Writes raw bytes (the elements, little-endian, no header).
+pub fn write_raw(path: impl AsRef<Path>, bytes: &[u8]) -> Result<()> {
+    write_atomic(path.as_ref(), &[bytes])
+}
+
+/// Writes `parts` to a temporary file next to `path` and renames it over `path`.
+fn write_atomic(path: &Path, parts: &[&[u8]]) -> Result<()> {
+    let dir: PathBuf = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    if path.is_dir() {
+        return Err(Error::format(path, "is a directory; give a file name"));
+    }
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".histosort-")
+        .suffix(".tmp")
+        .tempfile_in(&dir)
+        .map_err(|e| Error::io(path, e))?;
+    for part in parts {
+        tmp.write_all(part).map_err(|e| Error::io(path, e))?;
+    }
+    tmp.flush().map_err(|e| Error::io(path, e))?;
+    set_permissions(tmp.as_file(), path);
+    // On error the temporary file is removed when `tmp` (inside the error) is dropped.
+    tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
+    Ok(())
+}
+
+/// Temporary files are created private (0600); give the output the permissions a plain
+/// `File::create` would have (or the replaced file's). Best effort: failures are ignored.
+fn set_permissions(file: &File, target: &Path) {
+    let perms = match std::fs::metadata(target) {
+        Ok(m) => m.permissions(),
+        Err(_) => {
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::Permissions::from_mode(0o644)
+            }
+            #[cfg(not(unix))]
+            {
+                return;
+            }
+        }
+    };
+    let _ = file.set_permissions(perms);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tmp() -> tempfile::TempDir {
+        tempfile::tempdir().unwrap()
+    }
+
+    #[test]
+    fn npy_round_trip_every_numpy_type() {
+        let dir = tmp();
+        let arrays = [
+            Array::from(vec![1u8, 2, 255]),
+            Array::from(vec![1u16, 65535]),
+            Array::from(vec![7u32; 1000]),
+            Array::from(vec![u64::MAX, 0]),
+            Array::from(vec![-1i8, 5]),
+            Array::from(vec![-1i16, 5]),
+            Array::from(vec![i32::MIN, 5]),
+            Array::from(vec![i64::MIN, 5]),
+            Array::from(vec![f32::NAN, -0.0, 1.5]),
+            Array::from(vec![f64::INFINITY, -2.5]),
+            Array::from(Vec::<u32>::new()),
+        ];
+        for (i, a) in arrays.iter().enumerate() {
+            let p = dir.path().join(format!("{i}.npy"));
+            write(&p, a, FileFormat::Npy).unwrap();
+            let b = read(&p, None).unwrap();
+            assert_eq!(a.dtype(), b.dtype());
+            assert_eq!(a.as_bytes(), b.as_bytes());
+        }
+    }
+
+    #[test]
+    fn raw_round_trip_and_errors() {
+        let dir = tmp();
+        let p = dir.path().join("x.bin");
+        let a = Array::from(vec![1u128, u128::MAX]);
+        write(&p, &a, FileFormat::Raw(DType::U128)).unwrap();
+        assert_eq!(read(&p, Some(DType::U128)).unwrap(), a);
+        assert_eq!(read_raw(&p, DType::U32).unwrap().len(), 8);
+        let e = read_raw(&p, DType::I128).map(|a| a.len()).unwrap();
+        assert_eq!(e, 2);
+        std::fs::write(&p, [0u8; 7]).unwrap();
+        let e = read_raw(&p, DType::U32).unwrap_err().to_string();
+        assert!(e.contains("not a multiple") && e.contains("x.bin"), "{e}");
+        let e = read(&p, None).unwrap_err().to_string();
+        assert!(e.contains("dtype"), "{e}");
+        let e = read(dir.path().join("missing.npy"), None)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("missing.npy"), "{e}");
+        let e = write_npy(dir.path().join("y.npy"), &[1u128]).unwrap_err();
+        assert!(e.to_string().contains("no NumPy dtype"));
+        assert!(!dir.path().join("y.npy").exists());
+    }
+
+    #[test]
+    fn npy_truncated_and_trailing() {
+        let dir = tmp();
+        let p = dir.path().join("t.npy");
+        write(&p, &Array::from(vec![1u32, 2, 3]), FileFormat::Npy).unwrap();
+        let bytes = std::fs::read(&p).unwrap();
+        std::fs::write(&p, &bytes[..bytes.len() - 2]).unwrap();
+        let e = read(&p, None).unwrap_err().to_string();
+        assert!(e.contains("truncated data"), "{e}");
+        let mut more = bytes.clone();
+        more.push(0);
+        std::fs::write(&p, &more).unwrap();
+        let e = read(&p, None).unwrap_err().to_string();
+        assert!(e.contains("unexpected bytes"), "{e}");
+        std::fs::write(&p, &bytes[..20]).unwrap();
+        let e = read(&p, None).unwrap_err().to_string();
+        assert!(e.contains("truncated header"), "{e}");
+        std::fs::write(&p, b"short").unwrap();
+        let e = read(&p, None).unwrap_err().to_string();
+        assert!(e.contains("magic"), "{e}");
+    }
+
+    #[test]
+    fn dispatch_macro() {
+        let mut a = Array::from(vec![3i16, 1, 2]);
+        with_array!(&mut a, v => v.reverse());
+        assert_eq!(a, Array::I16(vec![2, 1, 3]));
+        let total: f64 = with_array!(&a, v => v.len() as f64);
+        assert_eq!(total, 3.0);
+        assert_eq!(a.clone().into_vec::<i16>().unwrap().len(), 3);
+        assert!(a.into_vec::<u16>().is_err());
+    }
+}
