@@ -23,6 +23,9 @@ pub trait Sample: Copy + Send + Sync + Pod + PartialOrd + Debug + 'static {
     /// Precomputed mapping for even bins; `None` for samples that fall outside.
     type Even: EvenBin<Self>;
     fn even(lower: Self, upper: Self, bins: usize) -> Result<Self::Even>;
+    /// The float scale `bins / (upper - lower)` of an even mapping (zero for integers, whose
+    /// bins are exact and need none).
+    fn even_scale(e: &Self::Even) -> Self;
     /// NaN for floats; never for integers.
     fn is_nan(self) -> bool;
     /// Lossy conversion for printing bin edges.
@@ -74,6 +77,7 @@ macro_rules! int_sample {
                 check_even(lower, upper, bins)?;
                 Ok(IntEven { lower: lower as i128, upper: upper as i128, bins: bins as u128 })
             }
+            fn even_scale(_: &IntEven) -> Self { 0 }
             #[inline(always)]
             fn is_nan(self) -> bool { false }
             fn to_f64(self) -> f64 { self as f64 }
@@ -109,6 +113,7 @@ macro_rules! float_sample {
                 }
                 Ok(FloatEven { lower, upper, scale: bins as $t / (upper - lower), bins })
             }
+            fn even_scale(e: &FloatEven<$t>) -> Self { e.scale }
             #[inline(always)]
             fn is_nan(self) -> bool { <$t>::is_nan(self) }
             fn to_f64(self) -> f64 { self as f64 }

@@ -1,88 +1,309 @@
-//! The CUDA backend (work in progress in this commit: the runtime lands next).
+//! The CUDA backend: a context and stream on one device, kernels compiled by NVRTC on first use
+//! (cached in memory and on disk, see [`compile`]), and the launch sequences of every primitive.
+//!
+//! cudarc loads libcuda and libnvrtc dynamically and panics on first use when one is missing,
+//! so [`probe_libraries`] runs before any other CUDA call.
 
-use crate::algorithm::{HistogramAlgorithm, ScanAlgorithm, ScanKind};
+pub mod compile;
+mod histogram;
+mod launch;
+mod scan;
+mod sort;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use cudarc::driver::{sys as drv, CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr};
+
+pub use compile::{KernelFile, ModuleSpec, Target};
+pub use launch::DeviceBuffer;
+pub use sort::SortPlan;
+
 use crate::error::{Error, Result};
-use crate::key::{RadixKey, SortIndex, Value};
-use crate::options::SortOptions;
-use crate::sample::{Sample, ScanElem};
 
-/// Checks that libcuda and libnvrtc can be loaded (cudarc panics on first use otherwise).
+/// Checks that libcuda and libnvrtc can be loaded; `Err` says which is missing.
 pub fn probe_libraries() -> std::result::Result<(), String> {
-    // SAFETY: these only try to dlopen the libraries by name.
+    // SAFETY: these only try to dlopen the libraries by their candidate names.
     if !unsafe { cudarc::driver::sys::is_culib_present() } {
-        return Err("the CUDA driver library (libcuda.so) was not found".into());
+        return Err("the CUDA driver library (libcuda.so) was not found: no NVIDIA driver is installed, or it is not on the library path".into());
     }
+    // SAFETY: as above.
     if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
-        return Err("the NVRTC library (libnvrtc.so.13 or older) was not found".into());
+        return Err("the NVRTC library (libnvrtc.so.13, .12, ...) was not found: install the CUDA toolkit or the `nvidia-cuda-nvrtc` wheel and add its lib folder to LD_LIBRARY_PATH".into());
     }
     Ok(())
 }
 
-/// A CUDA device with its context, stream and compiled kernels.
-pub struct CudaBackend {
-    _private: (),
+pub(crate) fn driver_err(call: &str, e: cudarc::driver::DriverError) -> Error {
+    Error::Cuda {
+        call: call.to_string(),
+        message: format!("{e}"),
+    }
 }
 
-fn todo_err() -> Error {
-    Error::Unsupported("the CUDA backend is not built yet".into())
+/// What `histosort info` and the benchmark records say about a device.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct DeviceInfo {
+    pub ordinal: usize,
+    pub name: String,
+    pub compute_capability: (i32, i32),
+    pub sm_count: u32,
+    pub l2_bytes: u64,
+    pub total_memory: u64,
+    pub shared_per_block_optin: u32,
+    /// e.g. 13000 for CUDA 13.0.
+    pub driver_version: i32,
+    pub nvrtc_version: (i32, i32),
+    /// What the kernels are compiled to: `sm_90` (CUBIN) or `compute_XY` (PTX fallback).
+    pub target: String,
+}
+
+impl DeviceInfo {
+    pub fn driver_version_string(&self) -> String {
+        format!(
+            "{}.{}",
+            self.driver_version / 1000,
+            (self.driver_version % 1000) / 10
+        )
+    }
+}
+
+/// Queries the driver version without creating a context.
+pub fn driver_version() -> Result<i32> {
+    let mut v = 0;
+    // SAFETY: valid out-pointer; the library was probed by the caller.
+    unsafe { drv::cuDriverGetVersion(&mut v) }
+        .result()
+        .map_err(|e| driver_err("cuDriverGetVersion", e))?;
+    Ok(v)
+}
+
+/// A CUDA device with its context, a stream and the compiled kernels.
+pub struct CudaBackend {
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    info: DeviceInfo,
+    target: Target,
+    modules: Arc<Mutex<HashMap<ModuleSpec, Arc<CudaModule>>>>,
+    /// Serialises host-slice operations on the one stream.
+    op_lock: Mutex<()>,
+    plans: Mutex<Vec<SortPlan>>,
 }
 
 impl CudaBackend {
-    pub fn new(_device: usize) -> Result<CudaBackend> {
+    /// Opens device `ordinal`: probes the libraries, creates the context and a stream.
+    pub fn new(ordinal: usize) -> Result<CudaBackend> {
         probe_libraries().map_err(|reason| Error::Unavailable {
             what: "CUDA".into(),
             reason,
         })?;
-        Err(Error::Unavailable {
-            what: "CUDA".into(),
-            reason: "the CUDA backend is not built yet".into(),
+        let unavailable = |reason: String| Error::Unavailable {
+            what: format!("CUDA device {ordinal}"),
+            reason,
+        };
+        let count = CudaContext::device_count().map_err(|e| unavailable(format!("cuInit/cuDeviceGetCount failed: {e}")))?;
+        if count <= 0 {
+            return Err(unavailable("the driver reports no CUDA device".into()));
+        }
+        if ordinal >= count as usize {
+            return Err(unavailable(format!("only {count} device(s) present")));
+        }
+        let ctx = CudaContext::new(ordinal).map_err(|e| unavailable(format!("context creation failed: {e}")))?;
+        // Event tracking serialises work through events on every buffer and breaks graph
+        // capture; our launch sequences order themselves on one stream.
+        // SAFETY: called before any allocation on this context.
+        unsafe { ctx.disable_event_tracking() };
+        let stream = ctx.new_stream().map_err(|e| driver_err("cuStreamCreate", e))?;
+        Self::with_stream(ctx, stream)
+    }
+
+    /// A backend on a stream of the caller's choosing (its context must have event tracking
+    /// disabled before buffers are allocated if graph mode is used).
+    pub fn with_stream(ctx: Arc<CudaContext>, stream: Arc<CudaStream>) -> Result<CudaBackend> {
+        let attr = |a| ctx.attribute(a).map_err(|e| driver_err("cuDeviceGetAttribute", e));
+        let cc = ctx.compute_capability().map_err(|e| driver_err("cuDeviceComputeCapability", e))?;
+        let nvrtc_version = compile::nvrtc_version()?;
+        let target = compile::target_for(cc.0, cc.1);
+        let info = DeviceInfo {
+            ordinal: ctx.ordinal(),
+            name: ctx.name().map_err(|e| driver_err("cuDeviceGetName", e))?,
+            compute_capability: cc,
+            sm_count: attr(drv::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32,
+            l2_bytes: attr(drv::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)? as u64,
+            total_memory: ctx.total_mem().map_err(|e| driver_err("cuDeviceTotalMem", e))? as u64,
+            shared_per_block_optin: attr(drv::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)? as u32,
+            driver_version: driver_version()?,
+            nvrtc_version,
+            target: target.to_string(),
+        };
+        Ok(CudaBackend {
+            ctx,
+            stream,
+            info,
+            target,
+            modules: Arc::new(Mutex::new(HashMap::new())),
+            op_lock: Mutex::new(()),
+            plans: Mutex::new(Vec::new()),
         })
     }
+
+    pub fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    pub fn context(&self) -> &Arc<CudaContext> {
+        &self.ctx
+    }
+
+    /// The stream every operation of this backend is issued on.
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+
     pub fn describe(&self) -> String {
-        "cuda".into()
+        let i = &self.info;
+        format!(
+            "cuda:{} {} (sm_{}{}, {} SMs, driver {}, NVRTC {}.{}, kernels as {})",
+            i.ordinal,
+            i.name,
+            i.compute_capability.0,
+            i.compute_capability.1,
+            i.sm_count,
+            i.driver_version_string(),
+            i.nvrtc_version.0,
+            i.nvrtc_version.1,
+            i.target
+        )
     }
-    pub fn sort_keys<K: RadixKey>(&self, _k: &mut [K], _o: &SortOptions) -> Result<()> {
-        Err(todo_err())
+
+    pub(crate) fn lock(&self) -> MutexGuard<'_, ()> {
+        self.op_lock.lock().unwrap_or_else(|p| p.into_inner())
     }
-    pub fn sort_pairs<K: RadixKey, V: Value>(
-        &self,
-        _k: &mut [K],
-        _v: &mut [V],
-        _o: &SortOptions,
-    ) -> Result<()> {
-        Err(todo_err())
+
+    /// Loads (compiling on first use) the module `spec` and returns function `name` from it.
+    pub fn function(&self, spec: &ModuleSpec, name: &str) -> Result<CudaFunction> {
+        let module = {
+            let mut modules = self.modules.lock().unwrap_or_else(|p| p.into_inner());
+            match modules.get(spec) {
+                Some(m) => m.clone(),
+                None => {
+                    let (image, _cached) = compile::compile_cached(spec, &self.target)?;
+                    let m = self
+                        .ctx
+                        .load_module(cudarc::nvrtc::Ptx::from_binary(image))
+                        .map_err(|e| driver_err(&format!("cuModuleLoadData({})", spec.label()), e))?;
+                    modules.insert(spec.clone(), m.clone());
+                    m
+                }
+            }
+        };
+        module
+            .load_function(name)
+            .map_err(|e| driver_err(&format!("cuModuleGetFunction({name} in {})", spec.label()), e))
     }
-    pub fn argsort<K: RadixKey, I: SortIndex>(&self, _k: &[K], _o: &SortOptions) -> Result<Vec<I>> {
-        Err(todo_err())
+
+    /// Allocates `n` elements of `T`, uninitialised; out-of-memory names the size.
+    pub(crate) fn alloc<T: cudarc::driver::DeviceRepr>(&self, n: usize, what: &str) -> Result<CudaSlice<T>> {
+        // SAFETY: the memory is uninitialised; every buffer is written by a copy or a kernel
+        // before it is read.
+        let r = unsafe { self.stream.alloc::<T>(n.max(1)) };
+        r.map_err(|e| {
+            let bytes = (n.max(1) * std::mem::size_of::<T>()) as u64;
+            if e.0 == drv::cudaError_enum::CUDA_ERROR_OUT_OF_MEMORY {
+                let (free, total) = self.ctx.mem_get_info().unwrap_or((0, 0));
+                Error::OutOfMemory {
+                    what: what.to_string(),
+                    bytes,
+                    free: free as u64,
+                    total: total as u64,
+                }
+            } else {
+                driver_err(&format!("cuMemAlloc({bytes} bytes for {what})"), e)
+            }
+        })
     }
-    pub fn histogram_u8(&self, _d: &[u8], _a: HistogramAlgorithm) -> Result<Vec<u64>> {
-        Err(todo_err())
+
+    pub(crate) fn sync(&self) -> Result<()> {
+        self.stream.synchronize().map_err(|e| driver_err("cuStreamSynchronize", e))
     }
-    pub fn histogram_even<T: Sample>(
-        &self,
-        _d: &[T],
-        _b: usize,
-        _l: T,
-        _u: T,
-        _a: HistogramAlgorithm,
-    ) -> Result<Vec<u64>> {
-        Err(todo_err())
+
+    pub(crate) fn grid_stride_blocks(&self, n: u64, threads: u32) -> u32 {
+        let want = n.div_ceil(threads as u64).max(1);
+        let cap = (self.info.sm_count * crate::tuning::cuda::GRID_STRIDE_BLOCKS_PER_SM) as u64;
+        want.min(cap) as u32
     }
-    pub fn histogram_range<T: Sample>(
-        &self,
-        _d: &[T],
-        _b: &[T],
-        _a: HistogramAlgorithm,
-    ) -> Result<Vec<u64>> {
-        Err(todo_err())
+}
+
+/// The device pointer of a slice, for kernel arguments.
+pub(crate) fn dptr<T>(s: &CudaSlice<T>, stream: &CudaStream) -> u64 {
+    let (p, _sync) = s.device_ptr(stream);
+    p
+}
+
+/// Every module configuration the backend can load (for `histosort compile-kernels`, the
+/// kernel-compile test and `bench --export-ptx`).
+pub fn all_module_specs() -> Vec<ModuleSpec> {
+    use crate::key::DType;
+    let mut v = sort::all_sort_specs();
+    for d in DType::ALL {
+        if let Ok(s) = scan::scan_spec(d) {
+            v.push(s);
+        }
+        if let Ok(s) = histogram::bins_spec(d) {
+            v.push(s);
+        }
     }
-    pub fn scan_into<T: ScanElem>(
-        &self,
-        _d: &[T],
-        _o: &mut [T],
-        _k: ScanKind,
-        _a: ScanAlgorithm,
-    ) -> Result<()> {
-        Err(todo_err())
+    v.push(histogram::u8_spec());
+    v
+}
+
+/// Compiles every module for `target` with NVRTC (no GPU needed). Returns each module's label
+/// and image size, or the first error.
+pub fn compile_all(target: &Target) -> Result<Vec<(String, usize)>> {
+    probe_nvrtc()?;
+    all_module_specs()
+        .iter()
+        .map(|s| compile::compile(s, target).map(|img| (s.label(), img.len())))
+        .collect()
+}
+
+/// Checks only for libnvrtc (compiling needs no driver).
+pub fn probe_nvrtc() -> Result<()> {
+    // SAFETY: only tries to dlopen the library by its candidate names.
+    if unsafe { cudarc::nvrtc::sys::is_culib_present() } {
+        Ok(())
+    } else {
+        Err(Error::Unavailable {
+            what: "NVRTC".into(),
+            reason: "libnvrtc.so.13 (or older) was not found on the library path".into(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every kernel compiles for sm_90. Runs wherever libnvrtc is found (CI installs the
+    /// `nvidia-cuda-nvrtc` wheel for it); set HISTOSORT_REQUIRE_NVRTC=1 to fail instead of skip.
+    #[test]
+    fn every_kernel_compiles_for_sm_90() {
+        if probe_nvrtc().is_err() {
+            assert!(
+                std::env::var("HISTOSORT_REQUIRE_NVRTC").as_deref() != Ok("1"),
+                "HISTOSORT_REQUIRE_NVRTC=1 but libnvrtc was not found"
+            );
+            eprintln!("SKIP every_kernel_compiles_for_sm_90: libnvrtc not found");
+            return;
+        }
+        let target = Target::Cubin { major: 9, minor: 0 };
+        let specs = all_module_specs();
+        assert!(specs.len() > 20);
+        for s in &specs {
+            match compile::compile(s, &target) {
+                Ok(img) => assert!(img.len() > 100, "{}: tiny image", s.label()),
+                Err(e) => panic!("{e}"),
+            }
+        }
     }
 }

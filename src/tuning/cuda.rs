@@ -1,1 +1,33 @@
-//! CUDA backend tunables. Each reaches the kernels as a `-D` define, once.
+//! CUDA backend tunables. Each reaches the kernels as a `-D` define, once; the kernels
+//! `static_assert` the combinations they accept.
+
+/// Threads per block of the elementwise kernels (key transforms, iota).
+pub const ELEMENTWISE_THREADS: u32 = 256;
+/// Blocks per SM of grid-stride kernels: 8 x 256 threads fills an SM's 2048 thread slots.
+pub const GRID_STRIDE_BLOCKS_PER_SM: u32 = 8;
+
+/// Three-phase sort (seeds/000, seeds/001): threads per block.
+pub const THREE_PHASE_THREADS: u32 = 256;
+/// Three-phase sort: keys per thread. The seed uses one; four amortise each split's block scan
+/// over more keys. Tile = THREADS * ITEMS.
+pub const THREE_PHASE_ITEMS: u32 = 4;
+/// Keys per tile of the three-phase sort.
+pub const THREE_PHASE_TILE: u32 = THREE_PHASE_THREADS * THREE_PHASE_ITEMS;
+/// Default digit width of the three-phase sort: the course page measured b = 4 fastest at
+/// 16M keys on an RTX 3060 (8 passes), b = 8 only wins once launches dominate.
+pub const THREE_PHASE_DIGIT_BITS: u32 = 4;
+/// Digit widths the three-phase kernels accept (shared histogram of 2^8 counters at most).
+pub const THREE_PHASE_DIGIT_WIDTHS: [u32; 4] = [1, 2, 4, 8];
+
+/// Device-wide scan: threads per block and elements per thread (tile = 2048).
+pub const SCAN_THREADS: u32 = 256;
+pub const SCAN_ITEMS: u32 = 8;
+pub const SCAN_TILE: u32 = SCAN_THREADS * SCAN_ITEMS;
+
+/// Histogram kernels: threads per block.
+pub const HIST_THREADS: u32 = 256;
+/// Even/range bins are privatised in shared memory while counters (and boundaries) fit in
+/// this many bytes (the default 48 KiB a block gets without opting in).
+pub const HIST_SHARED_BYTES: u32 = 48 * 1024;
+/// Samples per launch of the 32-bit-counter histogram kernels (counts cannot overflow).
+pub const HIST_CHUNK: u64 = 1 << 31;

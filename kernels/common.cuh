@@ -1,0 +1,137 @@
+// Shared building blocks for every histosort kernel: fixed-width types, warp and block scans,
+// and the order-preserving key bijection. NVRTC compiles each .cu file with this header
+// prepended (no include path is needed), and every tunable arrives as a -D define from
+// src/tuning/cuda.rs.
+
+typedef unsigned char u8;
+typedef unsigned short u16;
+typedef unsigned int u32;
+typedef unsigned long long u64;
+typedef signed char i8;
+typedef short i16;
+typedef int i32;
+typedef long long i64;
+
+struct __align__(16) v16 {
+    u64 lo, hi;
+};
+
+#define WARP_THREADS 32
+#define FULL_MASK 0xffffffffu
+
+#ifndef THREADS
+#error "THREADS (threads per block) must be defined by the host"
+#endif
+static_assert(THREADS % WARP_THREADS == 0, "blocks are whole warps");
+static_assert(THREADS <= 1024, "at most 1024 threads per block");
+#define NUM_WARPS (THREADS / WARP_THREADS)
+
+__device__ __forceinline__ u32 lane_id() { return threadIdx.x & (WARP_THREADS - 1); }
+__device__ __forceinline__ u32 warp_id() { return threadIdx.x / WARP_THREADS; }
+
+// Inclusive scan across a warp with shuffles (Kogge-Stone, log2(32) steps).
+template <typename T>
+__device__ __forceinline__ T warp_inclusive_scan(T x) {
+#pragma unroll
+    for (int offset = 1; offset < WARP_THREADS; offset <<= 1) {
+        T y = __shfl_up_sync(FULL_MASK, x, offset);
+        if (lane_id() >= (u32)offset) x = x + y;
+    }
+    return x;
+}
+
+// Exclusive scan across the block: warp scans, then one warp scans the warp totals.
+// `ws` is shared scratch of NUM_WARPS elements. Every thread must call it. It ends with a
+// barrier, so the caller may reuse `ws` (and whatever it read before the call) right away.
+template <typename T>
+__device__ __forceinline__ T block_exclusive_scan(T x, T *ws, T &total) {
+    T inc = warp_inclusive_scan(x);
+    if (lane_id() == WARP_THREADS - 1) ws[warp_id()] = inc;
+    __syncthreads();
+    if (warp_id() == 0) {
+        T w = lane_id() < NUM_WARPS ? ws[lane_id()] : T(0);
+        T wi = warp_inclusive_scan(w);
+        if (lane_id() < NUM_WARPS) ws[lane_id()] = wi;
+    }
+    __syncthreads();
+    T prefix = warp_id() == 0 ? T(0) : ws[warp_id() - 1];
+    total = ws[NUM_WARPS - 1];
+    __syncthreads();
+    return prefix + inc - x;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Keys. KEY_BITS is the key width, KEY_KIND 0 = unsigned, 1 = signed, 2 = float. The radix
+// image is an unsigned integer whose order is the key's order (src/key.rs has the same maps and
+// their tests): signed ints flip the sign bit; floats flip the sign bit of positives and every
+// bit of negatives, which is the order of total_cmp (-NaN < -inf < ... < -0 < +0 < ... < +NaN).
+#ifdef KEY_BITS
+#if KEY_BITS == 8
+typedef u8 key_t;
+#elif KEY_BITS == 16
+typedef u16 key_t;
+#elif KEY_BITS == 32
+typedef u32 key_t;
+#elif KEY_BITS == 64
+typedef u64 key_t;
+#else
+#error "KEY_BITS must be 8, 16, 32 or 64"
+#endif
+#ifndef KEY_KIND
+#error "KEY_KIND must be defined with KEY_BITS"
+#endif
+static_assert(KEY_KIND >= 0 && KEY_KIND <= 2, "KEY_KIND: 0 unsigned, 1 signed, 2 float");
+static_assert(KEY_KIND != 2 || KEY_BITS == 32 || KEY_BITS == 64, "floats are f32 or f64");
+
+#define KEY_SIGN ((key_t)((key_t)1 << (KEY_BITS - 1)))
+#define KEY_ALL_ONES ((key_t) ~(key_t)0)
+
+__device__ __forceinline__ key_t to_radix(key_t b) {
+#if KEY_KIND == 0
+    return b;
+#elif KEY_KIND == 1
+    return (key_t)(b ^ KEY_SIGN);
+#else
+    return (b & KEY_SIGN) ? (key_t)~b : (key_t)(b | KEY_SIGN);
+#endif
+}
+
+__device__ __forceinline__ key_t from_radix(key_t b) {
+#if KEY_KIND == 0
+    return b;
+#elif KEY_KIND == 1
+    return (key_t)(b ^ KEY_SIGN);
+#else
+    return (b & KEY_SIGN) ? (key_t)(b ^ KEY_SIGN) : (key_t)~b;
+#endif
+}
+
+__device__ __forceinline__ u32 digit_of(key_t k, u32 shift, u32 mask) {
+    return (u32)(k >> shift) & mask;
+}
+#endif  // KEY_BITS
+
+// Values carried by pair sorts. VALUE_BYTES 0 means keys only.
+#ifdef VALUE_BYTES
+#if VALUE_BYTES == 0
+typedef u8 value_t;  // unused placeholder
+#define HAS_VALUES 0
+#elif VALUE_BYTES == 1
+typedef u8 value_t;
+#define HAS_VALUES 1
+#elif VALUE_BYTES == 2
+typedef u16 value_t;
+#define HAS_VALUES 1
+#elif VALUE_BYTES == 4
+typedef u32 value_t;
+#define HAS_VALUES 1
+#elif VALUE_BYTES == 8
+typedef u64 value_t;
+#define HAS_VALUES 1
+#elif VALUE_BYTES == 16
+typedef v16 value_t;
+#define HAS_VALUES 1
+#else
+#error "VALUE_BYTES must be 0, 1, 2, 4, 8 or 16"
+#endif
+#endif
