@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Builds the release binary and every test executable here (no GPU or CUDA toolkit needed) and
+# stages them, stripped, in .device/ (git-ignored), so that a GPU machine without a Rust
+# toolchain can run them:
+#   bash scripts/stage-device.sh            # then, on the GPU machine, from the repo root:
+#   HISTOSORT_REQUIRE_GPU=1 bash .device/run-gpu-suite.sh [--sanitize]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+target=${CARGO_TARGET_DIR:-target}
+out=.device
+rm -rf "$out"
+mkdir -p "$out/tests"
+cargo build --release --bin histosort
+cargo test --release --no-run --message-format=json 2>/dev/null |
+  python3 -c '
+import json, sys
+for line in sys.stdin:
+    try:
+        m = json.loads(line)
+    except ValueError:
+        continue
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
+        print(m["target"]["name"], m["executable"])
+' | while read -r name exe; do
+  cp "$exe" "$out/tests/$name"
+done
+cp "$target/release/histosort" "$out/histosort"
+strip "$out/histosort" "$out"/tests/* 2>/dev/null || true
+cat > "$out/run-gpu-suite.sh" <<'RUN'
+#!/usr/bin/env bash
+# Runs every staged test executable; with --sanitize, also runs the CUDA-only tests under
+# compute-sanitizer's memcheck, racecheck and synccheck.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export HISTOSORT_REQUIRE_GPU=${HISTOSORT_REQUIRE_GPU:-1}
+fail=0
+for t in .device/tests/*; do
+  echo "=== $(basename "$t")"
+  "$t" --test-threads=1 || fail=1
+done
+if [ "${1:-}" = "--sanitize" ]; then
+  for tool in memcheck racecheck synccheck; do
+    echo "=== compute-sanitizer --tool $tool"
+    HISTOSORT_SANITIZE_SMALL=1 compute-sanitizer --tool "$tool" --error-exitcode 97 \
+      .device/tests/cuda_runtime --test-threads=1 || fail=1
+  done
+fi
+exit $fail
+RUN
+chmod +x "$out/run-gpu-suite.sh"
+du -sh "$out"

@@ -1,0 +1,198 @@
+//! The CUDA runtime: device-resident calls, plans, graph mode, out-of-place inputs, errors.
+//! The per-variant comparisons with the reference live in the shared suite (sort.rs, ...);
+//! these tests cover what only the CUDA backend has. They skip without a GPU and fail instead
+//! with HISTOSORT_REQUIRE_GPU=1.
+
+use histosort::cuda::{CudaBackend, DeviceBuffer};
+use histosort::{
+    reference, Backend, Engine, Error, HistogramAlgorithm, LaunchMode, RadixKey, ScanKind,
+    SortAlgorithm, SortOptions,
+};
+
+fn gpu() -> Option<Engine> {
+    match Engine::new(Backend::Cuda { device: 0 }) {
+        Ok(e) => Some(e),
+        Err(e) => {
+            assert!(
+                std::env::var("HISTOSORT_REQUIRE_GPU").as_deref() != Ok("1"),
+                "HISTOSORT_REQUIRE_GPU=1 but CUDA is unavailable: {e}"
+            );
+            eprintln!("SKIP cuda: {e}");
+            None
+        }
+    }
+}
+
+/// SplitMix64: deterministic, full-width random bits.
+fn random_bits(n: usize, seed: u64) -> Vec<u64> {
+    let mut s = seed;
+    (0..n)
+        .map(|_| {
+            s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = s;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        })
+        .collect()
+}
+
+fn keys<K: RadixKey>(n: usize, seed: u64) -> Vec<K>
+where
+    K::Bits: TryFrom<u64>,
+{
+    random_bits(n, seed)
+        .into_iter()
+        .map(|b| {
+            let bits = <K::Bits as histosort::RadixBits>::from_u128(b as u128);
+            K::from_radix(bits)
+        })
+        .collect()
+}
+
+fn same_bits<K: RadixKey>(a: &[K], b: &[K], what: &str) {
+    assert_eq!(a.len(), b.len(), "{what}: length");
+    if let Some(i) = (0..a.len()).find(|&i| a[i].to_radix() != b[i].to_radix()) {
+        panic!("{what}: first mismatch at {i}: got {:?}, expected {:?}", a[i], b[i]);
+    }
+}
+
+#[test]
+fn three_phase_every_digit_width_and_launch_mode() {
+    let Some(e) = gpu() else { return };
+    for n in [2usize, 3, 1023, 1024, 1025, 2049, 100_003] {
+        let input: Vec<u32> = keys(n, n as u64);
+        for b in [1, 2, 4, 8] {
+            for launch in [LaunchMode::Stream, LaunchMode::Graph] {
+                for desc in [false, true] {
+                    let mut o = SortOptions::new()
+                        .algorithm(SortAlgorithm::ThreePhase)
+                        .digit_bits(b)
+                        .launch(launch);
+                    if desc {
+                        o = o.descending();
+                    }
+                    let mut k = input.clone();
+                    e.sort(&mut k, &o).unwrap();
+                    same_bits(&k, &reference::sort_keys(&input, &o), &format!("n={n} b={b} {launch} desc={desc}"));
+                    // Twice: the second call reuses the cached plan (and graph).
+                    let mut k2 = input.clone();
+                    e.sort(&mut k2, &o).unwrap();
+                    same_bits(&k2, &k, "second run");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn pairs_are_stable_for_every_key_width() {
+    let Some(e) = gpu() else { return };
+    fn check<K: RadixKey>(e: &Engine, n: usize)
+    where
+        K::Bits: TryFrom<u64>,
+    {
+        // Few distinct keys: long runs of ties.
+        let input: Vec<K> = keys::<K>(n, 7)
+            .into_iter()
+            .map(|k| K::from_radix(<K::Bits as histosort::RadixBits>::from_u128(k.to_radix().to_u128_lossy() % 5)))
+            .collect();
+        let o = SortOptions::new();
+        let mut k = input.clone();
+        let mut v: Vec<u32> = (0..n as u32).collect();
+        e.sort_pairs(&mut k, &mut v, &o).unwrap();
+        let (rk, rv) = reference::sort_pairs(&input, &(0..n as u32).collect::<Vec<_>>(), &o);
+        same_bits(&k, &rk, K::DTYPE.name());
+        assert_eq!(v, rv, "{}: payloads", K::DTYPE);
+    }
+    trait Lossy {
+        fn to_u128_lossy(self) -> u128;
+    }
+    impl<B: histosort::RadixBits> Lossy for B {
+        fn to_u128_lossy(self) -> u128 {
+            self.to_u128()
+        }
+    }
+    for n in [5000, 70_001] {
+        check::<u8>(&e, n);
+        check::<i16>(&e, n);
+        check::<u32>(&e, n);
+        check::<i64>(&e, n);
+        check::<f32>(&e, n);
+        check::<f64>(&e, n);
+    }
+}
+
+#[test]
+fn device_resident_calls_leave_the_input_alone() {
+    let Some(e) = gpu() else { return };
+    let g: &CudaBackend = e.cuda().unwrap();
+    let n = 300_001;
+    let host: Vec<i32> = keys(n, 3);
+    let input = DeviceBuffer::upload(g, &host).unwrap();
+    let mut out = DeviceBuffer::<i32>::alloc(g, n).unwrap();
+    for launch in [LaunchMode::Stream, LaunchMode::Graph] {
+        let o = SortOptions::new().launch(launch);
+        g.sort_device(&input, &mut out, &o).unwrap();
+        same_bits(&out.download(g).unwrap(), &reference::sort_keys(&host, &o), "sort_device");
+        assert_eq!(input.download(g).unwrap(), host, "input modified");
+    }
+    let mut inplace = DeviceBuffer::upload(g, &host).unwrap();
+    g.sort_device_in_place(&mut inplace, &SortOptions::new().descending()).unwrap();
+    same_bits(&inplace.download(g).unwrap(), &reference::sort_keys(&host, &SortOptions::new().descending()), "in place");
+
+    let vals: Vec<u64> = (0..n as u64).collect();
+    let vin = DeviceBuffer::upload(g, &vals).unwrap();
+    let mut vout = DeviceBuffer::<u64>::alloc(g, n).unwrap();
+    g.sort_pairs_device(&input, &vin, &mut out, &mut vout, &SortOptions::new()).unwrap();
+    let (rk, rv) = reference::sort_pairs(&host, &vals, &SortOptions::new());
+    same_bits(&out.download(g).unwrap(), &rk, "pairs keys");
+    assert_eq!(vout.download(g).unwrap(), rv);
+
+    let bytes: Vec<u8> = random_bits(1 << 20, 9).into_iter().map(|x| (x % 7) as u8).collect();
+    let db = DeviceBuffer::upload(g, &bytes).unwrap();
+    for a in [
+        HistogramAlgorithm::GlobalAtomic,
+        HistogramAlgorithm::GlobalAtomicUnrolled,
+        HistogramAlgorithm::SharedPrivate,
+        HistogramAlgorithm::WarpPrivate,
+    ] {
+        assert_eq!(g.histogram_u8_device(&db, a).unwrap(), reference::histogram_u8(&bytes), "{a}");
+    }
+    let sc: Vec<u64> = random_bits(100_000, 4).into_iter().map(|x| x >> 20).collect();
+    let dsc = DeviceBuffer::upload(g, &sc).unwrap();
+    let mut dout = DeviceBuffer::<u64>::alloc(g, sc.len()).unwrap();
+    g.scan_device(&dsc, &mut dout, ScanKind::Exclusive).unwrap();
+    assert_eq!(dout.download(g).unwrap(), reference::scan(&sc, ScanKind::Exclusive));
+}
+
+#[test]
+fn out_of_memory_names_the_size() {
+    let Some(e) = gpu() else { return };
+    let g = e.cuda().unwrap();
+    match DeviceBuffer::<u8>::alloc(g, 1 << 50) {
+        Err(Error::OutOfMemory { bytes, .. }) => assert_eq!(bytes, 1 << 50),
+        Err(other) => panic!("expected OutOfMemory, got {other}"),
+        Ok(_) => panic!("a petabyte allocation succeeded"),
+    }
+    // The backend still works afterwards.
+    let mut k = vec![3u32, 1, 2];
+    e.sort(&mut k, &SortOptions::new()).unwrap();
+    assert_eq!(k, [1, 2, 3]);
+}
+
+#[test]
+fn unsupported_requests_say_why_and_auto_falls_back() {
+    let Some(e) = gpu() else { return };
+    let mut k = vec![5u32, 4, 3];
+    let err = e
+        .sort(&mut k, &SortOptions::new().algorithm(SortAlgorithm::ThreePhase).digit_bits(3))
+        .unwrap_err();
+    assert!(err.to_string().contains("1, 2, 4 or 8"), "{err}");
+    // u128 keys: an explicit CUDA engine refuses, Auto runs them on the CPU.
+    let mut big = vec![3u128, 1, 2];
+    assert!(matches!(e.sort(&mut big, &SortOptions::new()), Err(Error::Unsupported(_))));
+    let auto = Engine::auto();
+    auto.sort(&mut big, &SortOptions::new()).unwrap();
+    assert_eq!(big, [1, 2, 3]);
+}
