@@ -68,7 +68,8 @@ fn sample_arg<T: Sample>(x: T) -> KArg {
 
 impl CudaBackend {
     /// Zeroes `bins` 32-bit counters.
-    fn zeroed_counts(&self, bins: usize) -> Result<DeviceBuffer<u32>> {
+    /// A buffer of `bins` zeroed 32-bit counters.
+    pub fn zeroed_counts(&self, bins: usize) -> Result<DeviceBuffer<u32>> {
         let mut h = DeviceBuffer::<u32>::alloc(self, bins)?;
         self.stream
             .memset_zeros(&mut h.bytes)
@@ -78,7 +79,7 @@ impl CudaBackend {
 
     /// Enqueues a 256-bin byte histogram of `n` bytes at `data` into the counters at `hist`,
     /// in chunks whose counts fit 32 bits (chunk starts stay 16-byte aligned).
-    pub(crate) fn enqueue_histogram_u8(&self, a: HistogramAlgorithm, data: u64, n: u64, hist: u64) -> Result<()> {
+    pub fn enqueue_histogram_u8(&self, a: HistogramAlgorithm, data: u64, n: u64, hist: u64) -> Result<()> {
         let name = u8_kernel(a)?;
         let f = self.function(&u8_spec(), name)?;
         let mut start = 0u64;

@@ -17,6 +17,7 @@ use cudarc::driver::{sys as drv, CudaContext, CudaFunction, CudaModule, CudaSlic
 
 pub use compile::{KernelFile, ModuleSpec, Target};
 pub use launch::DeviceBuffer;
+pub use scan::{scan_spec, ScanScratch};
 pub use sort::SortPlan;
 
 use crate::error::{Error, Result};
@@ -223,7 +224,8 @@ impl CudaBackend {
         })
     }
 
-    pub(crate) fn sync(&self) -> Result<()> {
+    /// Waits for everything enqueued on the backend's stream.
+    pub fn sync(&self) -> Result<()> {
         self.stream.synchronize().map_err(|e| driver_err("cuStreamSynchronize", e))
     }
 

@@ -24,7 +24,7 @@ fn cuda_type(d: DType) -> Result<&'static str> {
     })
 }
 
-pub(crate) fn scan_spec(d: DType) -> Result<ModuleSpec> {
+pub fn scan_spec(d: DType) -> Result<ModuleSpec> {
     Ok(ModuleSpec::new(KernelFile::Scan)
         .define("THREADS", SCAN_THREADS)
         .define("ITEMS", SCAN_ITEMS)
@@ -32,12 +32,12 @@ pub(crate) fn scan_spec(d: DType) -> Result<ModuleSpec> {
 }
 
 /// Scratch for the recursive tile sums of a scan of `n` elements of `elem_bytes` bytes.
-pub(crate) struct ScanScratch {
+pub struct ScanScratch {
     levels: Vec<CudaSlice<u8>>,
 }
 
 impl CudaBackend {
-    pub(crate) fn scan_scratch(&self, n: u64, elem_bytes: usize) -> Result<ScanScratch> {
+    pub fn scan_scratch(&self, n: u64, elem_bytes: usize) -> Result<ScanScratch> {
         let mut levels = Vec::new();
         let mut m = n;
         while m > SCAN_TILE as u64 {
@@ -48,7 +48,8 @@ impl CudaBackend {
     }
 
     /// Enqueues a scan of `n` elements from `input` to `output` (may be equal).
-    pub(crate) fn enqueue_scan(
+    /// Enqueues (without waiting) a scan; for timing with events. `spec` from [`scan_spec`].
+    pub fn enqueue_scan(
         &self,
         spec: &ModuleSpec,
         input: u64,
