@@ -47,8 +47,8 @@ impl CudaBackend {
         Ok(ScanScratch { levels })
     }
 
-    /// Enqueues a scan of `n` elements from `input` to `output` (may be equal).
-    /// Enqueues (without waiting) a scan; for timing with events. `spec` from [`scan_spec`].
+    /// Enqueues (without waiting) a scan of `n` elements from `input` to `output` (may be
+    /// equal); for timing with events. `spec` comes from [`scan_spec`].
     pub fn enqueue_scan(
         &self,
         spec: &ModuleSpec,
