@@ -1,0 +1,492 @@
+//! Histograms on every engine and variant, bin by bin against `histosort::reference`: bytes into
+//! 256 bins, even bins and range bins over several sample types, edge samples (out of range,
+//! NaN, infinities, the exact bin edges) and the error cases.
+
+mod common;
+
+use common::*;
+use histosort::gen::{generate, Distribution, EntropyPreset, Rng};
+use histosort::reference;
+use histosort::{Engine, HistogramAlgorithm, RadixKey, Sample};
+
+fn seed(n: usize, salt: u64) -> u64 {
+    (n as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ salt
+}
+
+fn check_counts(f: &Failures, case: &Case, what: &str, expected: &[u64], actual: &[u64]) {
+    if let Err(m) = compare_values(expected, actual) {
+        f.fail(format!("{case}: {what}: bin-by-bin {m}"));
+    }
+}
+
+#[test]
+fn histogram_u8_every_distribution() {
+    let f = Failures::new();
+    let mut dists = vec![
+        Distribution::Uniform,
+        Distribution::FewDistinct(1),
+        Distribution::FewDistinct(2),
+        Distribution::FewDistinct(8),
+        Distribution::AllEqual,
+        Distribution::Sorted,
+        Distribution::FloatSpecials,
+    ];
+    dists.extend(EntropyPreset::ALL.iter().map(|p| Distribution::Entropy(*p)));
+    let sizes = [
+        0,
+        1,
+        2,
+        3,
+        4,
+        5,
+        7,
+        77,
+        255,
+        1023,
+        1024,
+        4097,
+        65_537,
+        (1 << 20) + 3,
+    ];
+    for e in engines() {
+        for (di, dist) in dists.iter().enumerate() {
+            for n in sizes {
+                let data: Vec<u8> = generate(dist, n, seed(n, di as u64));
+                let expected = reference::histogram_u8(&data);
+                for a in histogram_variants(e) {
+                    let case = Case::new(e, a.to_string(), "u8", dist.name(), n);
+                    f.checked();
+                    // Unaligned starts: the 32-bit-load variants must handle a ragged head.
+                    if let Some(h) = f.ok(&case, "histogram_u8", e.histogram_u8(&data, a)) {
+                        check_counts(&f, &case, "histogram_u8", &expected, &h);
+                    }
+                    if n > 3 && n < 100_000 {
+                        let off = &data[1..n - 2];
+                        let exp = reference::histogram_u8(off);
+                        let case = Case::new(e, format!("{a} offset=1"), "u8", dist.name(), n - 3);
+                        if let Some(h) = f.ok(&case, "histogram_u8", e.histogram_u8(off, a)) {
+                            check_counts(&f, &case, "histogram_u8", &exp, &h);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    f.finish("histogram_u8_every_distribution");
+}
+
+/// Sample types of the even/range tests: how to draw samples around a range, and edge values.
+trait TestSample: Sample + RadixKey {
+    /// `lo + (hi - lo) * t`, saturated to the type.
+    fn lerp(lo: Self, hi: Self, t: f64) -> Self;
+    /// Values at and around the edges of `[lo, hi)`, and the type's specials.
+    fn edges(lo: Self, hi: Self) -> Vec<Self>;
+}
+
+macro_rules! int_test_sample {
+    ($($t:ty),*) => {$(
+        impl TestSample for $t {
+            fn lerp(lo: Self, hi: Self, t: f64) -> Self {
+                let x = lo as i128 + ((hi as i128 - lo as i128) as f64 * t) as i128;
+                x.clamp(<$t>::MIN as i128, <$t>::MAX as i128) as $t
+            }
+            fn edges(lo: Self, hi: Self) -> Vec<Self> {
+                vec![
+                    lo,
+                    hi,
+                    lo.saturating_add(1),
+                    hi.saturating_sub(1),
+                    lo.saturating_sub(1),
+                    hi.saturating_add(1),
+                    <$t>::MIN,
+                    <$t>::MAX,
+                    0,
+                ]
+            }
+        }
+    )*};
+}
+int_test_sample!(u8, u16, u32, i32);
+
+macro_rules! float_test_sample {
+    ($($t:ty),*) => {$(
+        impl TestSample for $t {
+            fn lerp(lo: Self, hi: Self, t: f64) -> Self {
+                (lo as f64 + (hi as f64 - lo as f64) * t) as $t
+            }
+            fn edges(lo: Self, hi: Self) -> Vec<Self> {
+                let below = |x: $t| if x > 0.0 {
+                    <$t>::from_bits(x.to_bits() - 1)
+                } else if x < 0.0 {
+                    <$t>::from_bits(x.to_bits() + 1)
+                } else {
+                    -<$t>::from_bits(1)
+                };
+                vec![
+                    lo,
+                    hi,
+                    below(hi),
+                    below(lo),
+                    -below(-hi),
+                    <$t>::NAN,
+                    -<$t>::NAN,
+                    <$t>::INFINITY,
+                    <$t>::NEG_INFINITY,
+                    0.0,
+                    -0.0,
+                    <$t>::from_bits(1),
+                    <$t>::MAX,
+                    <$t>::MIN,
+                ]
+            }
+        }
+    )*};
+}
+float_test_sample!(f32, f64);
+
+/// `n` samples: most within `[lo, hi)` stretched by a quarter on each side, a few uniform over
+/// the whole type (NaNs and infinities included for floats), and the edges.
+fn samples<T: TestSample>(lo: T, hi: T, n: usize, seed: u64) -> Vec<T> {
+    let mut rng = Rng::new(seed);
+    let full: Vec<T> = generate(&Distribution::Uniform, n / 8 + 1, seed);
+    let edges = T::edges(lo, hi);
+    (0..n)
+        .map(|i| match i % 16 {
+            0 => full[i / 8],
+            1 => edges[rng.below(edges.len() as u64) as usize],
+            _ => T::lerp(lo, hi, rng.unit_f64() * 1.5 - 0.25),
+        })
+        .collect()
+}
+
+const HIST_SIZES: &[usize] = &[0, 1, 3, 100, 1023, 4097, 65_537];
+
+fn even_cases<T: TestSample>(ranges: &[(T, T, usize)]) {
+    let f = Failures::new();
+    for e in engines() {
+        for (ri, &(lo, hi, bins)) in ranges.iter().enumerate() {
+            let mut sizes = HIST_SIZES.to_vec();
+            if ri == 0 {
+                sizes.push((1 << 20) + 3);
+            }
+            for n in sizes {
+                let data = samples(lo, hi, n, seed(n, ri as u64));
+                let expected = match reference::histogram_even(&data, bins, lo, hi) {
+                    Ok(h) => h,
+                    Err(err) => panic!("bad test case [{lo:?}, {hi:?}) x {bins}: {err}"),
+                };
+                for a in histogram_variants(e) {
+                    let case = Case::new(
+                        e,
+                        format!("{a} even bins={bins} range=[{lo:?}, {hi:?})"),
+                        <T as Sample>::DTYPE.name(),
+                        "around-range",
+                        n,
+                    );
+                    f.checked();
+                    let r = e.histogram_even(&data, bins, lo, hi, a);
+                    if let Some(h) = f.ok(&case, "histogram_even", r) {
+                        check_counts(&f, &case, "histogram_even", &expected, &h);
+                    }
+                }
+            }
+        }
+    }
+    f.finish(&format!("even_cases::<{}>", <T as Sample>::DTYPE));
+}
+
+/// Range bins: boundaries drawn from around `[lo, hi)`, sorted and deduplicated.
+fn range_cases<T: TestSample>(lo: T, hi: T, extra: &[Vec<T>]) {
+    let f = Failures::new();
+    let mut sets: Vec<Vec<T>> = extra.to_vec();
+    for (si, count) in [2usize, 3, 8, 257, 1001].into_iter().enumerate() {
+        let mut rng = Rng::new(si as u64 + 77);
+        let mut b: Vec<T> = (0..count * 2)
+            .map(|_| T::lerp(lo, hi, rng.unit_f64()))
+            .collect();
+        b.sort_by(|x, y| x.partial_cmp(y).unwrap());
+        b.dedup();
+        b.truncate(count);
+        if b.len() >= 2 {
+            sets.push(b);
+        }
+    }
+    for e in engines() {
+        for (si, bounds) in sets.iter().enumerate() {
+            for &n in HIST_SIZES {
+                let data = samples(lo, hi, n, seed(n, 1000 + si as u64));
+                let expected = reference::histogram_range(&data, bounds).unwrap();
+                for a in histogram_variants(e) {
+                    let case = Case::new(
+                        e,
+                        format!(
+                            "{a} range bins={} first={:?} last={:?}",
+                            bounds.len() - 1,
+                            bounds[0],
+                            bounds[bounds.len() - 1]
+                        ),
+                        <T as Sample>::DTYPE.name(),
+                        "around-range",
+                        n,
+                    );
+                    f.checked();
+                    if let Some(h) = f.ok(
+                        &case,
+                        "histogram_range",
+                        e.histogram_range(&data, bounds, a),
+                    ) {
+                        check_counts(&f, &case, "histogram_range", &expected, &h);
+                    }
+                }
+            }
+        }
+    }
+    f.finish(&format!("range_cases::<{}>", <T as Sample>::DTYPE));
+}
+
+#[test]
+fn even_u8() {
+    even_cases::<u8>(&[
+        (0, 255, 256),
+        (0, 255, 1),
+        (0, 255, 2),
+        (0, 255, 7),
+        (10, 200, 1000),
+        (100, 101, 1),
+        (0, 255, 255),
+        (17, 18, 7),
+    ]);
+}
+
+#[test]
+fn even_u16() {
+    even_cases::<u16>(&[
+        (0, 65535, 65536),
+        (0, 65535, 1000),
+        (1000, 5000, 7),
+        (0, 65535, 256),
+        (300, 301, 2),
+        (0, 65535, 1),
+    ]);
+}
+
+#[test]
+fn even_i32() {
+    even_cases::<i32>(&[
+        (-1000, 1000, 7),
+        (-5, 5, 1000),
+        (i32::MIN, i32::MAX, 256),
+        (-100_000, -10, 2),
+        (0, 1, 1),
+        (-70_000, 70_000, 65536),
+    ]);
+}
+
+#[test]
+fn even_u32() {
+    even_cases::<u32>(&[
+        (0, u32::MAX, 256),
+        (1 << 20, 1 << 30, 1000),
+        (5, 6, 1),
+        (0, 100, 7),
+    ]);
+}
+
+#[test]
+fn even_f32() {
+    even_cases::<f32>(&[
+        (-1.0, 1.0, 7),
+        (-100.0, -10.0, 1000),
+        (0.0, 1.0, 256),
+        (-1e30, 1e30, 65536),
+        (0.0, 1.0, 1),
+        (1e-3, 2e-3, 2),
+        (-3.0, 0.5, 3),
+    ]);
+}
+
+#[test]
+fn even_f64() {
+    even_cases::<f64>(&[
+        (-1.0, 1.0, 7),
+        (-100.0, -10.0, 1000),
+        (0.0, 1.0, 256),
+        (-1e300, 1e300, 65536),
+        (0.0, 1.0, 1),
+        (0.1, 0.7, 3),
+    ]);
+}
+
+#[test]
+fn range_u8() {
+    range_cases::<u8>(
+        0,
+        255,
+        &[
+            vec![0, 255],
+            vec![0, 1, 2, 3, 254, 255],
+            (0..=255).collect(),
+        ],
+    );
+}
+
+#[test]
+fn range_u16() {
+    range_cases::<u16>(0, 65535, &[vec![0, 65535], vec![100, 200, 60_000]]);
+}
+
+#[test]
+fn range_i32() {
+    range_cases::<i32>(
+        -50_000,
+        50_000,
+        &[vec![i32::MIN, -1, 0, 1, i32::MAX], vec![-10, -5, -1]],
+    );
+}
+
+#[test]
+fn range_u32() {
+    range_cases::<u32>(0, 1 << 24, &[vec![0, u32::MAX], vec![7, 8, 9, 10]]);
+}
+
+#[test]
+fn range_f32() {
+    range_cases::<f32>(
+        -10.0,
+        10.0,
+        &[
+            vec![f32::NEG_INFINITY, 0.0, f32::INFINITY],
+            vec![-1.0, -0.5, -0.0],
+            vec![-f32::MAX, -1e-30, 1e-30, f32::MAX],
+        ],
+    );
+}
+
+#[test]
+fn range_f64() {
+    range_cases::<f64>(
+        -1e6,
+        -1.0,
+        &[
+            vec![f64::NEG_INFINITY, -1.0, f64::INFINITY],
+            vec![0.0, 0.1, 0.2, 0.30000000000000004],
+        ],
+    );
+}
+
+/// Bad arguments return `Err` on every engine and variant, never panic.
+#[test]
+fn bad_arguments_are_errors() {
+    fn expect_err<T: std::fmt::Debug>(
+        e: &Engine,
+        a: HistogramAlgorithm,
+        what: &str,
+        r: histosort::Result<T>,
+        needle: &str,
+    ) {
+        match r {
+            Ok(v) => panic!(
+                "engine={} variant={a}: {what} should fail, returned {v:?}",
+                engine_name(e)
+            ),
+            Err(err) => {
+                let m = err.to_string();
+                assert!(
+                    m.contains(needle),
+                    "engine={} variant={a}: {what}: message '{m}' should mention '{needle}'",
+                    engine_name(e)
+                );
+            }
+        }
+    }
+    let data_u32: Vec<u32> = (0..1000).collect();
+    let data_f32: Vec<f32> = (0..1000).map(|i| i as f32).collect();
+    for e in engines() {
+        for a in histogram_variants(e) {
+            expect_err(
+                e,
+                a,
+                "bins = 0",
+                e.histogram_even(&data_u32, 0, 0, 10, a),
+                "bins",
+            );
+            expect_err(
+                e,
+                a,
+                "lower == upper",
+                e.histogram_even(&data_u32, 4, 5, 5, a),
+                "lower < upper",
+            );
+            expect_err(
+                e,
+                a,
+                "lower > upper",
+                e.histogram_even(&data_u32, 4, 9, 5, a),
+                "lower < upper",
+            );
+            expect_err(
+                e,
+                a,
+                "f32 lower > upper",
+                e.histogram_even(&data_f32, 4, 1.0, -1.0, a),
+                "lower < upper",
+            );
+            expect_err(
+                e,
+                a,
+                "NaN lower",
+                e.histogram_even(&data_f32, 4, f32::NAN, 1.0, a),
+                "lower",
+            );
+            expect_err(
+                e,
+                a,
+                "infinite upper",
+                e.histogram_even(&data_f32, 4, 0.0, f32::INFINITY, a),
+                "finite",
+            );
+            expect_err(
+                e,
+                a,
+                "empty boundaries",
+                e.histogram_range(&data_u32, &[], a),
+                "at least 2",
+            );
+            expect_err(
+                e,
+                a,
+                "one boundary",
+                e.histogram_range(&data_u32, &[3], a),
+                "at least 2",
+            );
+            expect_err(
+                e,
+                a,
+                "equal boundaries",
+                e.histogram_range(&data_u32, &[1, 5, 5, 9], a),
+                "strictly increasing",
+            );
+            expect_err(
+                e,
+                a,
+                "decreasing boundaries",
+                e.histogram_range(&data_f32, &[1.0, 0.0], a),
+                "strictly increasing",
+            );
+            expect_err(
+                e,
+                a,
+                "NaN boundary",
+                e.histogram_range(&data_f32, &[0.0, f32::NAN, 2.0], a),
+                "NaN",
+            );
+        }
+    }
+    // Variants the CPU backend does not have are errors there, not silent fallbacks.
+    let cpu = Engine::cpu();
+    for a in HistogramAlgorithm::ALL {
+        if !matches!(a, HistogramAlgorithm::Auto | HistogramAlgorithm::CpuPrivate) {
+            assert!(cpu.histogram_u8(b"abc", *a).is_err(), "cpu ran {a}");
+        }
+    }
+}
