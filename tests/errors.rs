@@ -33,7 +33,7 @@ fn expect_err<T: std::fmt::Debug>(
 
 #[test]
 fn mismatched_pair_lengths() {
-    for e in engines() {
+    for e in &engines() {
         for o in sort_configs(e) {
             let mut keys = vec![3u32, 1, 2];
             let mut vals = vec![0u64; 2];
@@ -49,7 +49,7 @@ fn mismatched_pair_lengths() {
 
 #[test]
 fn bad_bit_ranges() {
-    for e in engines() {
+    for e in &engines() {
         for o in sort_configs(e) {
             let mut keys = vec![3u32, 1, 2];
             let bad = o.clone().bits(8, 4);
@@ -108,7 +108,7 @@ fn bad_bit_ranges() {
 
 #[test]
 fn bad_digit_widths() {
-    for e in engines() {
+    for e in &engines() {
         for o in sort_configs(e) {
             for d in [0, 17, 64] {
                 let bad = o.clone().digit_bits(d);
@@ -162,7 +162,7 @@ fn variants_of_other_backends() {
 /// wider than the key are fine.
 #[test]
 fn valid_edge_options() {
-    for e in engines() {
+    for e in &engines() {
         for o in sort_configs(e) {
             let mut keys = vec![3u8, 1, 2, 1, 0];
             e.sort(&mut keys, &o.clone().bits(5, 5)).unwrap();

@@ -48,7 +48,7 @@ fn histogram_u8_every_distribution() {
         65_537,
         (1 << 20) + 3,
     ];
-    for e in engines() {
+    for e in &engines() {
         for (di, dist) in dists.iter().enumerate() {
             for n in sizes {
                 let data: Vec<u8> = generate(dist, n, seed(n, di as u64));
@@ -163,7 +163,7 @@ const HIST_SIZES: &[usize] = &[0, 1, 3, 100, 1023, 4097, 65_537];
 
 fn even_cases<T: TestSample>(ranges: &[(T, T, usize)]) {
     let f = Failures::new();
-    for e in engines() {
+    for e in &engines() {
         for (ri, &(lo, hi, bins)) in ranges.iter().enumerate() {
             let mut sizes = HIST_SIZES.to_vec();
             if ri == 0 {
@@ -211,7 +211,7 @@ fn range_cases<T: TestSample>(lo: T, hi: T, extra: &[Vec<T>]) {
             sets.push(b);
         }
     }
-    for e in engines() {
+    for e in &engines() {
         for (si, bounds) in sets.iter().enumerate() {
             for &n in HIST_SIZES {
                 let data = samples(lo, hi, n, seed(n, 1000 + si as u64));
@@ -401,7 +401,7 @@ fn bad_arguments_are_errors() {
     }
     let data_u32: Vec<u32> = (0..1000).collect();
     let data_f32: Vec<f32> = (0..1000).map(|i| i as f32).collect();
-    for e in engines() {
+    for e in &engines() {
         for a in histogram_variants(e) {
             expect_err(
                 e,

@@ -191,7 +191,7 @@ fn index_payloads<K: RadixKey>() {
         0, 1, 2, 3, 5, 17, 100, 255, 256, 257, 1023, 1024, 1025, 2049, 4097, 30_001,
     ];
     sizes.extend([8191, 8193]);
-    for e in engines() {
+    for e in &engines() {
         for (di, dist) in pair_dists().iter().enumerate() {
             for &n in &sizes {
                 let keys: Vec<K> = generate(dist, n, seed(n, di as u64));
@@ -219,7 +219,7 @@ fn index_payloads<K: RadixKey>() {
 /// Values of 1, 2, 8 and 16 bytes; the default and one explicit variant.
 fn value_widths<K: RadixKey>() {
     let f = Failures::new();
-    for e in engines() {
+    for e in &engines() {
         for (di, dist) in [Distribution::Uniform, Distribution::FewDistinct(5)]
             .iter()
             .enumerate()
@@ -244,7 +244,7 @@ fn value_widths<K: RadixKey>() {
 /// argsort in both index types and as a Permutation.
 fn argsorts<K: RadixKey>() {
     let f = Failures::new();
-    for e in engines() {
+    for e in &engines() {
         for (di, dist) in pair_dists().iter().enumerate() {
             for n in [0, 1, 2, 3, 7, 256, 257, 1025, 4097, 10_001] {
                 let keys: Vec<K> = generate(dist, n, seed(n, 70 + di as u64));
@@ -301,7 +301,7 @@ pair_suite!(
 #[test]
 fn large_pairs_with_ties() {
     let f = Failures::new();
-    for e in engines() {
+    for e in &engines() {
         for n in [(1 << 20) + 1, 1 << 20] {
             let keys: Vec<u32> = generate(&Distribution::FewDistinct(100), n, 3);
             check_pairs::<u32, u32>(&f, e, &SortOptions::new(), "distinct-100", &keys);

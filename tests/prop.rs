@@ -44,7 +44,7 @@ fn check_all<K: RadixKey>(
     a: u32,
     b: u32,
 ) -> Result<(), TestCaseError> {
-    for e in engines() {
+    for e in &engines() {
         let o = options::<K>(e, config, descending, a, b);
         let case = Case::new(e, describe(&o), K::DTYPE.name(), "proptest", keys.len());
         let expected = reference::sort_keys(keys, &o);

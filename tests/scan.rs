@@ -60,7 +60,7 @@ fn run<T: ScanElem>(
 
 fn exact_ints<T: ScanElem + histosort::RadixKey>() {
     let f = Failures::new();
-    for e in engines() {
+    for e in &engines() {
         for (i, n) in sizes().into_iter().enumerate() {
             // Full-width random values wrap; small ones do not.
             let wide: Vec<T> = generate(&Distribution::Uniform, n, i as u64);
@@ -148,7 +148,7 @@ fn close_floats<T: FloatElem>(expected: &[T], actual: &[T]) -> Result<(), String
 
 fn floats<T: FloatElem>() {
     let f = Failures::new();
-    for e in engines() {
+    for e in &engines() {
         for (i, n) in sizes().into_iter().enumerate() {
             let mut rng = Rng::new(i as u64);
             // Integers in -8..8: every partial sum stays below 2^24 in magnitude, so exact.
@@ -179,7 +179,7 @@ fn scan_f64() {
 /// An output slice of the wrong length is an error, on every engine and variant.
 #[test]
 fn scan_length_mismatch_is_an_error() {
-    for e in engines() {
+    for e in &engines() {
         for a in scan_variants(e) {
             let mut out = vec![0u32; 3];
             let err = e

@@ -24,7 +24,7 @@ fn distributions_sweep<K: RadixKey>() {
     let mut sizes: Vec<usize> = SMALL_SIZES.to_vec();
     sizes.extend_from_slice(TILE_SIZES);
     sizes.push(65_537);
-    for e in engines() {
+    for e in &engines() {
         for (di, dist) in distributions().iter().enumerate() {
             for &n in &sizes {
                 let keys: Vec<K> = generate(dist, n, seed(n, di as u64));
@@ -51,7 +51,7 @@ fn configs_sweep<K: RadixKey>() {
         Distribution::FloatSpecials,
     ];
     let sizes = [0, 1, 2, 3, 17, 255, 256, 257, 1025, 2049, 4097, 20_001];
-    for e in engines() {
+    for e in &engines() {
         for (di, dist) in dists.iter().enumerate() {
             for n in sizes {
                 let keys: Vec<K> = generate(dist, n, seed(n, 100 + di as u64));
@@ -91,7 +91,7 @@ fn bit_ranges<K: RadixKey>() {
         Distribution::FloatSpecials,
     ];
     let sizes = [0, 1, 2, 3, 257, 1025, 5003];
-    for e in engines() {
+    for e in &engines() {
         for (di, dist) in dists.iter().enumerate() {
             for n in sizes {
                 let keys: Vec<K> = generate(dist, n, seed(n, 200 + di as u64));
@@ -111,9 +111,9 @@ fn bit_ranges<K: RadixKey>() {
 /// Every size in 0..=300, every variant, both orders.
 fn window<K: RadixKey>() {
     let f = Failures::new();
-    for e in engines() {
+    for e in &engines() {
         let configs = sort_configs(e);
-        (0..=300usize).into_par_iter().for_each(|n| {
+        for n in 0..=300usize {
             let dist = if n % 3 == 2 {
                 Distribution::FewDistinct(5)
             } else {
@@ -125,7 +125,7 @@ fn window<K: RadixKey>() {
                     check_sort(&f, e, &o.clone().order(order), &dist.name(), &keys);
                 }
             }
-        });
+        }
     }
     f.finish(&format!("window::<{}>", K::DTYPE));
 }
@@ -133,7 +133,7 @@ fn window<K: RadixKey>() {
 /// Powers of two and their neighbours up to 2^16, every key type, both orders.
 fn powers_of_two<K: RadixKey>() {
     let f = Failures::new();
-    for e in engines() {
+    for e in &engines() {
         for n in pow2_neighbours(0, 16) {
             let dist = pow2_dist(n);
             let keys: Vec<K> = generate(&dist, n, seed(n, 400));
@@ -161,7 +161,7 @@ fn pow2_dist(n: usize) -> Distribution {
 /// variant.
 fn large_powers_of_two<K: RadixKey>(every_neighbour: bool) {
     let f = Failures::new();
-    for e in engines() {
+    for e in &engines() {
         let mut sizes = if every_neighbour {
             pow2_neighbours(17, 20)
         } else {
@@ -276,7 +276,7 @@ fn float_specials<K: RadixKey>(specials: &[K], total_cmp: impl Fn(&K, &K) -> std
     let r = reference::sort_keys(specials, &SortOptions::new().descending());
     compare_keys(&desc, &r).expect("the reference's descending order disagrees with total_cmp");
 
-    for e in engines() {
+    for e in &engines() {
         for reps in [1usize, 3, 40, 700] {
             // Repeat and shuffle deterministically so ties and both halves of a tile get specials.
             let mut keys: Vec<K> = Vec::new();
@@ -372,7 +372,7 @@ fn integer_extremes() {
         let mut sorted = keys.clone();
         sorted.sort();
         compare_keys(&sorted, &reference::sort_keys(&keys, &SortOptions::new())).unwrap();
-        for e in engines() {
+        for e in &engines() {
             for order in ORDERS {
                 for o in sort_configs(e) {
                     check_sort(&f, e, &o.order(order), "extremes", &keys);
@@ -396,7 +396,7 @@ fn integer_extremes() {
 #[test]
 fn idempotent_and_constant_inputs() {
     let f = Failures::new();
-    for e in engines() {
+    for e in &engines() {
         for n in [0, 1, 1000, 70_001] {
             let keys: Vec<u64> = generate(&Distribution::Entropy(EntropyPreset::Zero), n, 1);
             check_sort(&f, e, &SortOptions::new(), "entropy-0", &keys);

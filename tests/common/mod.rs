@@ -14,12 +14,44 @@ use histosort::{
     ScanAlgorithm, SortAlgorithm, SortOptions,
 };
 
-/// Tile-boundary sizes where tile bugs live (one tile to two tiles plus one, for tiles of 256 to
-/// 8192 keys), until the CUDA tunables are pinned down.
-pub const TILE_SIZES: &[usize] = &[
-    255, 256, 257, 511, 512, 513, 1023, 1024, 1025, 2047, 2048, 2049, 4095, 4096, 4097, 8191, 8192,
-    8193, 16385,
-];
+/// Tile-boundary sizes where tile bugs live: one tile to two tiles plus one for the CUDA
+/// kernels' tiles (from `histosort::tuning::cuda`), and for a generic set of 256 to 8192 keys.
+pub const TILE_SIZES: &[usize] = &{
+    const SORT: usize = histosort::tuning::cuda::THREE_PHASE_TILE as usize;
+    const SCAN: usize = histosort::tuning::cuda::SCAN_TILE as usize;
+    [
+        255,
+        256,
+        257,
+        511,
+        512,
+        513,
+        1023,
+        1024,
+        1025,
+        2047,
+        2048,
+        2049,
+        4095,
+        4096,
+        4097,
+        8191,
+        8192,
+        8193,
+        16385,
+        SORT - 1,
+        SORT,
+        SORT + 1,
+        2 * SORT - 1,
+        2 * SORT,
+        2 * SORT + 1,
+        3 * SORT + 7,
+        SCAN - 1,
+        SCAN,
+        SCAN + 1,
+        2 * SCAN + 1,
+    ]
+};
 
 /// Small sizes: the empty input, one, two, three and a handful of odd ones.
 pub const SMALL_SIZES: &[usize] = &[
@@ -28,23 +60,33 @@ pub const SMALL_SIZES: &[usize] = &[
 
 /// The engines under test: always the CPU, plus CUDA device 0 when it can be created. When it
 /// cannot, prints `SKIP cuda: <reason>` once, or panics when `HISTOSORT_REQUIRE_GPU=1`.
-pub fn engines() -> &'static [Engine] {
-    static ENGINES: OnceLock<Vec<Engine>> = OnceLock::new();
-    ENGINES.get_or_init(|| {
-        let mut v = vec![Engine::cpu()];
-        match Engine::new(Backend::Cuda { device: 0 }) {
-            Ok(e) => v.push(e),
-            Err(e) => {
-                if std::env::var("HISTOSORT_REQUIRE_GPU").as_deref() == Ok("1") {
-                    panic!("HISTOSORT_REQUIRE_GPU=1 but the CUDA backend is unavailable: {e}");
-                }
+///
+/// Per test thread: a CUDA engine is not `Send` (it owns captured graphs), so it cannot be
+/// shared between the harness's threads.
+pub fn engines() -> Vec<Engine> {
+    thread_local! {
+        static ENGINES: Vec<Engine> = make_engines();
+    }
+    ENGINES.with(|v| v.clone())
+}
+
+fn make_engines() -> Vec<Engine> {
+    static SKIP_SHOWN: OnceLock<()> = OnceLock::new();
+    let mut v = vec![Engine::cpu()];
+    match Engine::new(Backend::Cuda { device: 0 }) {
+        Ok(e) => v.push(e),
+        Err(e) => {
+            if std::env::var("HISTOSORT_REQUIRE_GPU").as_deref() == Ok("1") {
+                panic!("HISTOSORT_REQUIRE_GPU=1 but the CUDA backend is unavailable: {e}");
+            }
+            SKIP_SHOWN.get_or_init(|| {
                 // Straight to the process's stderr: the test harness captures `eprintln!`,
                 // and a skip must be visible in a passing run.
                 let _ = writeln!(std::io::stderr(), "SKIP cuda: {e}");
-            }
+            });
         }
-        v
-    })
+    }
+    v
 }
 
 /// A short name for an engine in failure messages.
