@@ -2,5 +2,9 @@
 //! three steps (histogram, exclusive scan, stable scatter).
 
 pub mod histogram;
+mod radix;
 pub mod scan;
 pub mod sort;
+
+#[cfg(test)]
+mod tests;

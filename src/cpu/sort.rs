@@ -1,103 +1,428 @@
-//! CPU LSD radix sort: per digit, histogram, exclusive scan and stable scatter (CUDA Handbook
-//! Listing 16-8), on the keys' radix images, skipping digits that are equal for every key.
+//! CPU stable LSD radix sorts: keys, pairs and argsort, all on the engine of
+//! [`super::radix`].
+//!
+//! Keys are sorted as their radix images ([`RadixKey::to_radix`]), complemented for descending
+//! order, restricted to the requested bits. Keys-only sorts transform the caller's slice in
+//! place (the images have the key's width) during the up-front read and map back in the last
+//! pass; pairs move `(image, value)` records, argsort `(image, index)` records, zipped in by
+//! the first pass and unzipped by the last. Up to [`tuning::SMALL_SORT_MAX`] keys take std's
+//! stable sort on the image instead.
 
+use std::mem::{align_of, size_of, MaybeUninit};
+
+use rayon::prelude::*;
+
+use super::radix::{self, Buf, Chunks, Digit, Pair, Sink, Source};
 use crate::algorithm::Order;
 use crate::error::Result;
-use crate::key::{RadixBits, RadixKey, SortIndex, Value};
+use crate::key::{DType, RadixBits, RadixKey, SortIndex, Value};
 use crate::options::SortOptions;
-use crate::tuning::cpu::DIGIT_BITS;
+use crate::tuning::cpu as tuning;
 
-/// Radix images, complemented for descending order.
-fn images<K: RadixKey>(keys: &[K], order: Order) -> Vec<K::Bits> {
-    match order {
-        Order::Ascending => keys.iter().map(|k| k.to_radix()).collect(),
-        Order::Descending => keys.iter().map(|k| k.to_radix().complement()).collect(),
+// Descending order is a runtime flag, not a const generic: the branch is loop-invariant and
+// predicted, and it halves the number of kernel instantiations (compile time).
+#[inline(always)]
+fn image<K: RadixKey>(k: K, desc: bool) -> K::Bits {
+    let b = k.to_radix();
+    if desc {
+        b.complement()
+    } else {
+        b
     }
 }
 
-/// Stable LSD sort of `bits` with `payload` carried along.
-fn lsd<B: RadixBits, P: Copy + Default>(
-    bits: &mut Vec<B>,
-    payload: &mut Vec<P>,
-    opts: &SortOptions,
-) {
-    let (begin, end) = opts.bit_range(B::BITS);
-    let d = opts.digit_bits.unwrap_or(DIGIT_BITS);
-    let n = bits.len();
-    let mut tb = vec![B::ZERO; n];
-    let mut tp = vec![P::default(); n];
-    let mut shift = begin;
-    while shift < end {
-        let w = d.min(end - shift);
-        let mask = (1u32 << w) - 1;
-        let mut counts = vec![0usize; 1 << w];
-        for &k in bits.iter() {
-            counts[k.digit(shift, mask)] += 1;
-        }
-        if counts.iter().any(|&c| c == n) {
-            shift += w;
-            continue;
-        }
-        let mut sum = 0;
-        for c in counts.iter_mut() {
-            let t = *c;
-            *c = sum;
-            sum += t;
-        }
-        for i in 0..n {
-            let k = bits[i];
-            let dg = k.digit(shift, mask);
-            tb[counts[dg]] = k;
-            tp[counts[dg]] = payload[i];
-            counts[dg] += 1;
-        }
-        std::mem::swap(bits, &mut tb);
-        std::mem::swap(payload, &mut tp);
-        shift += w;
+#[inline(always)]
+fn unimage<K: RadixKey>(b: K::Bits, desc: bool) -> K {
+    K::from_radix(if desc { b.complement() } else { b })
+}
+
+/// The bits a sort orders by, as one integer (the small-input path's comparison key).
+#[inline(always)]
+fn ordinal<K: RadixKey>(k: K, desc: bool, begin: u32, end: u32) -> u128 {
+    let width = end - begin;
+    let mask = if width >= 128 {
+        u128::MAX
+    } else {
+        (1u128 << width) - 1
+    };
+    (image(k, desc).to_u128() >> begin) & mask
+}
+
+fn range_mask(begin: u32, end: u32) -> u128 {
+    let hi = if end >= 128 {
+        u128::MAX
+    } else {
+        (1u128 << end) - 1
+    };
+    hi & (u128::MAX << begin)
+}
+
+fn chunks_for(n: usize) -> Chunks {
+    let tasks = if n < tuning::PAR_MIN_LEN {
+        1
+    } else {
+        (rayon::current_num_threads() * tuning::CHUNKS_PER_THREAD)
+            .min(n / (tuning::PAR_MIN_LEN / 2))
+            .max(1)
+    };
+    Chunks::new(n, tasks)
+}
+
+/// The digit the up-front read counts: the lowest one, assuming the low bits vary.
+fn first_digit(begin: u32, end: u32, width: u32) -> Digit {
+    Digit {
+        shift: begin,
+        width: width.min(end - begin),
     }
 }
 
-fn unimage<K: RadixKey>(bits: &[K::Bits], out: &mut [K], order: Order) {
-    for (o, &b) in out.iter_mut().zip(bits) {
-        *o = K::from_radix(match order {
-            Order::Ascending => b,
-            Order::Descending => b.complement(),
-        });
+fn width_for<K: RadixKey>(opts: &SortOptions) -> u32 {
+    opts.digit_bits
+        .unwrap_or_else(|| tuning::max_digit_bits(K::Bits::BITS))
+        .clamp(1, 16)
+}
+
+/// Reads keys as radix images.
+struct Images<K>(*const K, bool);
+// SAFETY: read-only access to positions the engine hands out.
+unsafe impl<K: Sync> Sync for Images<K> {}
+
+impl<K: RadixKey> Source<K::Bits> for Images<K> {
+    #[inline(always)]
+    unsafe fn get(&self, i: usize) -> K::Bits {
+        // SAFETY: the engine keeps `i` in bounds.
+        image(unsafe { self.0.add(i).read() }, self.1)
     }
 }
 
+/// Writes images back as keys.
+struct Keys<K>(*mut K, bool);
+// SAFETY: the engine gives each position to one task.
+unsafe impl<K: Send> Sync for Keys<K> {}
+
+impl<K: RadixKey> Sink<K::Bits> for Keys<K> {
+    #[inline(always)]
+    unsafe fn put(&self, i: usize, b: K::Bits) {
+        // SAFETY: the engine keeps `i` in bounds and owned by the calling task.
+        unsafe { self.0.add(i).write(unimage(b, self.1)) }
+    }
+    fn phase(&self, line: usize) -> usize {
+        radix::phase_of(self.0, line)
+    }
+}
+
+/// Reads keys and values as `(image, value)` records.
+struct Zip<K, V>(*const K, *const V, bool);
+// SAFETY: read-only access to positions the engine hands out.
+unsafe impl<K: Sync, V: Sync> Sync for Zip<K, V> {}
+
+impl<K: RadixKey, V: Value> Source<Pair<K::Bits, V>> for Zip<K, V> {
+    #[inline(always)]
+    unsafe fn get(&self, i: usize) -> Pair<K::Bits, V> {
+        // SAFETY: the engine keeps `i` in bounds of both slices (same length).
+        unsafe {
+            Pair {
+                key: image(self.0.add(i).read(), self.2),
+                val: self.1.add(i).read(),
+            }
+        }
+    }
+}
+
+/// Writes `(image, value)` records back to keys and values.
+struct Unzip<K, V>(*mut K, *mut V, bool);
+// SAFETY: the engine gives each position to one task.
+unsafe impl<K: Send, V: Send> Sync for Unzip<K, V> {}
+
+impl<K: RadixKey, V: Value> Sink<Pair<K::Bits, V>> for Unzip<K, V> {
+    #[inline(always)]
+    unsafe fn put(&self, i: usize, e: Pair<K::Bits, V>) {
+        // SAFETY: the engine keeps `i` in bounds and owned by the calling task.
+        unsafe {
+            self.0.add(i).write(unimage(e.key, self.2));
+            self.1.add(i).write(e.val);
+        }
+    }
+    fn phase(&self, line: usize) -> usize {
+        radix::phase_of(self.0, line)
+    }
+}
+
+/// Reads keys as `(image, position)` records.
+struct Iota<K, I>(*const K, bool, std::marker::PhantomData<I>);
+// SAFETY: read-only access to positions the engine hands out.
+unsafe impl<K: Sync, I> Sync for Iota<K, I> {}
+
+impl<K: RadixKey, I: SortIndex> Source<Pair<K::Bits, I>> for Iota<K, I> {
+    #[inline(always)]
+    unsafe fn get(&self, i: usize) -> Pair<K::Bits, I> {
+        Pair {
+            // SAFETY: the engine keeps `i` in bounds.
+            key: image(unsafe { self.0.add(i).read() }, self.1),
+            val: I::from_usize(i),
+        }
+    }
+}
+
+/// Writes the index of `(image, index)` records.
+struct Indices<I>(*mut I);
+// SAFETY: the engine gives each position to one task.
+unsafe impl<I: Send> Sync for Indices<I> {}
+
+impl<B: RadixBits, I: SortIndex> Sink<Pair<B, I>> for Indices<I> {
+    #[inline(always)]
+    unsafe fn put(&self, i: usize, e: Pair<B, I>) {
+        // SAFETY: the engine keeps `i` in bounds and owned by the calling task.
+        unsafe { self.0.add(i).write(e.val) }
+    }
+    fn phase(&self, line: usize) -> usize {
+        radix::phase_of(self.0, line)
+    }
+}
+
+/// An uninitialised scratch buffer of `n` elements; pages are only touched when written.
+fn scratch<E>(n: usize) -> Vec<MaybeUninit<E>> {
+    let mut v = Vec::with_capacity(n);
+    // SAFETY: MaybeUninit needs no initialisation.
+    unsafe { v.set_len(n) };
+    v
+}
+
+fn buf<E>(v: &mut [MaybeUninit<E>]) -> Buf<E> {
+    Buf(v.as_mut_ptr().cast::<E>())
+}
+
+/// Stable sort of `keys` in place.
 pub fn sort_keys<K: RadixKey>(keys: &mut [K], opts: &SortOptions) -> Result<()> {
-    let mut bits = images(keys, opts.order);
-    let mut none: Vec<()> = vec![(); keys.len()];
-    lsd(&mut bits, &mut none, opts);
-    unimage(&bits, keys, opts.order);
+    keys_impl(keys, opts);
     Ok(())
 }
 
+fn keys_impl<K: RadixKey>(keys: &mut [K], opts: &SortOptions) {
+    let desc = opts.order == Order::Descending;
+    let n = keys.len();
+    let (begin, end) = opts.bit_range(K::Bits::BITS);
+    if n < 2 || begin >= end {
+        return;
+    }
+    let same_layout =
+        size_of::<K>() == size_of::<K::Bits>() && align_of::<K>() == align_of::<K::Bits>();
+    if n <= tuning::SMALL_SORT_MAX || !same_layout {
+        keys.sort_by_key(|&k| ordinal(k, desc, begin, end));
+        return;
+    }
+    let width = width_for::<K>(opts);
+    let chunks = chunks_for(n);
+    let guess = first_digit(begin, end, width);
+    let kp = keys.as_mut_ptr();
+    // The images live in the keys' own memory (same size and alignment, checked above).
+    let bits = Buf(kp.cast::<K::Bits>());
+    let identity = !desc
+        && matches!(
+            K::DTYPE,
+            DType::U8 | DType::U16 | DType::U32 | DType::U64 | DType::U128
+        );
+    // SAFETY: `kp` is valid for `n` keys, and for `n` images (same layout); the survey reads
+    // key `i` before writing image `i`.
+    let survey = unsafe {
+        if identity {
+            radix::survey(&bits, None, &chunks, guess)
+        } else {
+            radix::survey(&Images(kp, desc), Some(&bits), &chunks, guess)
+        }
+    };
+    let varying = (survey.or ^ survey.and) & range_mask(begin, end);
+    let digits = radix::plan(varying, end, width, opts.digit_bits.is_none());
+    let last = Keys(kp, desc);
+    let Some(&d0) = digits.first() else {
+        // Every key is equal on the sorted bits: the order stays; undo the transform.
+        if !identity {
+            // SAFETY: element-wise in place: position `i` is read, then written, by one task.
+            unsafe { radix::copy(&bits, &last, n) };
+        }
+        return;
+    };
+    // SAFETY: the images are initialised by the survey.
+    let counts = if d0 == guess {
+        survey.first
+    } else {
+        unsafe { radix::count(&bits, &chunks, d0) }
+    };
+    let mut tmp = scratch::<K::Bits>(n);
+    let tb = buf(&mut tmp);
+    // SAFETY: `bits` and `last` are the keys' memory, `tb` a separate buffer of `n`; `alias`
+    // says that `bufs[1]` is the keys themselves.
+    unsafe {
+        radix::run(
+            &bits,
+            [&tb, &bits],
+            &last,
+            [false, true],
+            &chunks,
+            &digits,
+            counts,
+        )
+    };
+}
+
+/// Stable sort of `keys` with `values` carried along.
 pub fn sort_pairs<K: RadixKey, V: Value>(
     keys: &mut [K],
     values: &mut [V],
     opts: &SortOptions,
 ) -> Result<()> {
-    let perm: Vec<u64> = argsort(keys, opts)?;
-    let v: Vec<V> = perm.iter().map(|&i| values[i as usize]).collect();
-    let k: Vec<K> = perm.iter().map(|&i| keys[i as usize]).collect();
-    keys.copy_from_slice(&k);
-    values.copy_from_slice(&v);
+    if keys.len() != values.len() {
+        return Err(crate::error::Error::invalid(format!(
+            "keys and values differ in length: {} keys, {} values",
+            keys.len(),
+            values.len()
+        )));
+    }
+    if size_of::<V>() > tuning::PAIR_MAX_VALUE {
+        return pairs_by_index(keys, values, opts);
+    }
+    pairs_impl(keys, values, opts);
     Ok(())
 }
 
-pub fn argsort<K: RadixKey, I: SortIndex>(keys: &[K], opts: &SortOptions) -> Result<Vec<I>> {
-    let mut bits = images(keys, opts.order);
-    let mut idx: Vec<I> = (0..keys.len()).map(I::from_usize).collect();
-    lsd_index(&mut bits, &mut idx, opts);
-    Ok(idx)
+/// Large values: sort indices, then gather keys and values once.
+fn pairs_by_index<K: RadixKey, V: Value>(
+    keys: &mut [K],
+    values: &mut [V],
+    opts: &SortOptions,
+) -> Result<()> {
+    fn apply<I: SortIndex, K: RadixKey, V: Value>(perm: &[I], keys: &mut [K], values: &mut [V]) {
+        let k: Vec<K> = perm.par_iter().map(|&i| keys[i.to_usize()]).collect();
+        let v: Vec<V> = perm.par_iter().map(|&i| values[i.to_usize()]).collect();
+        keys.copy_from_slice(&k);
+        values.copy_from_slice(&v);
+    }
+    if keys.len() as u64 <= u32::MAX_LEN {
+        let perm: Vec<u32> = argsort(keys, opts)?;
+        apply(&perm, keys, values);
+    } else {
+        let perm: Vec<u64> = argsort(keys, opts)?;
+        apply(&perm, keys, values);
+    }
+    Ok(())
 }
 
-fn lsd_index<B: RadixBits, I: SortIndex>(bits: &mut Vec<B>, idx: &mut Vec<I>, opts: &SortOptions) {
-    let mut p: Vec<u64> = idx.iter().map(|i| i.to_usize() as u64).collect();
-    lsd(bits, &mut p, opts);
-    for (o, i) in idx.iter_mut().zip(p) {
-        *o = I::from_usize(i as usize);
+fn pairs_impl<K: RadixKey, V: Value>(keys: &mut [K], values: &mut [V], opts: &SortOptions) {
+    let desc = opts.order == Order::Descending;
+    let n = keys.len();
+    let (begin, end) = opts.bit_range(K::Bits::BITS);
+    if n < 2 || begin >= end {
+        return;
     }
+    if n <= tuning::SMALL_SORT_MAX {
+        let mut v: Vec<(u128, K, V)> = keys
+            .iter()
+            .zip(values.iter())
+            .map(|(&k, &v)| (ordinal(k, desc, begin, end), k, v))
+            .collect();
+        v.sort_by_key(|e| e.0);
+        for ((k, x), e) in keys.iter_mut().zip(values.iter_mut()).zip(v) {
+            *k = e.1;
+            *x = e.2;
+        }
+        return;
+    }
+    let width = width_for::<K>(opts);
+    let chunks = chunks_for(n);
+    let guess = first_digit(begin, end, width);
+    let (kp, vp) = (keys.as_mut_ptr(), values.as_mut_ptr());
+    let images = Images(kp, desc);
+    // SAFETY: `kp` is valid for `n` keys.
+    let survey = unsafe { radix::survey(&images, None, &chunks, guess) };
+    let varying = (survey.or ^ survey.and) & range_mask(begin, end);
+    let digits = radix::plan(varying, end, width, opts.digit_bits.is_none());
+    let Some(&d0) = digits.first() else { return };
+    // SAFETY: as above.
+    let counts = if d0 == guess {
+        survey.first
+    } else {
+        unsafe { radix::count(&images, &chunks, d0) }
+    };
+    let mut a = scratch::<Pair<K::Bits, V>>(n);
+    // Untouched when there is one pass: its pages are never faulted in.
+    let mut b = scratch::<Pair<K::Bits, V>>(n);
+    let (ab, bb) = (buf(&mut a), buf(&mut b));
+    // SAFETY: keys and values have `n` elements (checked by the caller); the scratch buffers
+    // are separate; `first` aliases `last`, which `run` never writes from the first pass.
+    unsafe {
+        radix::run(
+            &Zip(kp, vp, desc),
+            [&ab, &bb],
+            &Unzip(kp, vp, desc),
+            [false, false],
+            &chunks,
+            &digits,
+            counts,
+        )
+    };
+}
+
+/// The stable sorting permutation.
+pub fn argsort<K: RadixKey, I: SortIndex>(keys: &[K], opts: &SortOptions) -> Result<Vec<I>> {
+    if keys.len() as u64 > I::MAX_LEN {
+        return Err(crate::error::Error::invalid(format!(
+            "{} keys do not fit {} indices",
+            keys.len(),
+            I::DTYPE
+        )));
+    }
+    Ok(argsort_impl(keys, opts))
+}
+
+fn argsort_impl<K: RadixKey, I: SortIndex>(keys: &[K], opts: &SortOptions) -> Vec<I> {
+    let desc = opts.order == Order::Descending;
+    let n = keys.len();
+    let (begin, end) = opts.bit_range(K::Bits::BITS);
+    let iota = || (0..n).map(I::from_usize).collect::<Vec<I>>();
+    if n < 2 || begin >= end {
+        return iota();
+    }
+    if n <= tuning::SMALL_SORT_MAX {
+        let mut idx = iota();
+        idx.sort_by_key(|&i| ordinal(keys[i.to_usize()], desc, begin, end));
+        return idx;
+    }
+    let width = width_for::<K>(opts);
+    let chunks = chunks_for(n);
+    let guess = first_digit(begin, end, width);
+    let kp = keys.as_ptr();
+    let images = Images(kp, desc);
+    // SAFETY: `kp` is valid for `n` keys.
+    let survey = unsafe { radix::survey(&images, None, &chunks, guess) };
+    let varying = (survey.or ^ survey.and) & range_mask(begin, end);
+    let digits = radix::plan(varying, end, width, opts.digit_bits.is_none());
+    let Some(&d0) = digits.first() else {
+        return iota();
+    };
+    // SAFETY: as above.
+    let counts = if d0 == guess {
+        survey.first
+    } else {
+        unsafe { radix::count(&images, &chunks, d0) }
+    };
+    let mut out: Vec<I> = Vec::with_capacity(n);
+    let mut a = scratch::<Pair<K::Bits, I>>(n);
+    let mut b = scratch::<Pair<K::Bits, I>>(n);
+    let (ab, bb) = (buf(&mut a), buf(&mut b));
+    // SAFETY: `kp` is valid for `n` keys and only read; `out` and the scratch buffers are
+    // separate allocations of `n`.
+    unsafe {
+        radix::run(
+            &Iota(kp, desc, std::marker::PhantomData),
+            [&ab, &bb],
+            &Indices(out.as_mut_ptr().cast::<I>()),
+            [false, false],
+            &chunks,
+            &digits,
+            counts,
+        )
+    };
+    // SAFETY: the last pass (or the copy after it) wrote every one of the `n` positions.
+    unsafe { out.set_len(n) };
+    out
 }

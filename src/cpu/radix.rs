@@ -1,0 +1,581 @@
+//! The LSD radix engine behind every CPU sort (keys, pairs, argsort).
+//!
+//! # Characteristics
+//! Stable, out of place (one or two scratch buffers the size of the input), parallel over a
+//! few contiguous chunks (one per rayon thread). Each pass is the seeds' histogram, exclusive
+//! scan and stable scatter (CUDA Handbook Listing 16-8), with per-chunk counts so that chunks
+//! scatter independently and stably.
+//!
+//! # Optimizations
+//! * **One up-front read** computes, per chunk, the counts of the first digit and the OR and AND
+//!   of every radix image. Bits where OR and AND agree are equal in every key, so digits are
+//!   placed only over the bits that vary: passes whose digit is the same for every key are
+//!   skipped for free, and narrow data (small values in wide types) takes fewer passes.
+//! * **Counts for the next pass come from the current scatter**: every element written is
+//!   counted under (destination chunk, next digit), so each pass is one read and one write.
+//! * **Software write-combining**: each digit collects elements in a cache-line-sized staging
+//!   buffer that is flushed as one aligned line, so the scatter touches 2^digit_bits lines of L1
+//!   instead of as many open pages (Polychroniou & Ross, "A comprehensive study of main-memory
+//!   partitioning", SIGMOD 2014). The next-digit counting runs in the flush, on hot data.
+//! * The first pass reads the caller's data through a [`Source`] (images computed on the fly,
+//!   payloads or indices zipped in) and the last pass writes through a [`Sink`] (images mapped
+//!   back, pairs unzipped), so no separate pack or unpack pass exists where it can be avoided.
+
+use std::mem::{size_of, MaybeUninit};
+
+use rayon::prelude::*;
+
+use crate::key::RadixBits;
+use crate::tuning::cpu as tuning;
+
+/// An element the engine moves: radix image plus whatever rides along.
+pub(crate) trait Elem: Copy + Send + Sync + 'static {
+    type B: RadixBits;
+    fn bits(&self) -> Self::B;
+}
+
+impl<B: RadixBits> Elem for B {
+    type B = B;
+    #[inline(always)]
+    fn bits(&self) -> B {
+        *self
+    }
+}
+
+/// A radix image with a payload (a value or an index).
+#[derive(Clone, Copy)]
+pub(crate) struct Pair<B, V> {
+    pub key: B,
+    pub val: V,
+}
+
+impl<B: RadixBits, V: Copy + Send + Sync + 'static> Elem for Pair<B, V> {
+    type B = B;
+    #[inline(always)]
+    fn bits(&self) -> B {
+        self.key
+    }
+}
+
+/// Where a pass reads element `i`.
+pub(crate) trait Source<E>: Sync {
+    /// # Safety
+    /// `i` is below the length the source was built for, and element `i` is initialised.
+    unsafe fn get(&self, i: usize) -> E;
+}
+
+/// Where a pass writes element `i`.
+pub(crate) trait Sink<E>: Sync {
+    /// # Safety
+    /// `i` is below the length the sink was built for, and no other thread writes or reads
+    /// position `i` during the pass.
+    unsafe fn put(&self, i: usize, e: E);
+    /// Address of element 0 in elements, modulo `line`: position `i` starts a cache line when
+    /// `(i + phase) % line == 0`. Only a performance hint.
+    fn phase(&self, line: usize) -> usize;
+}
+
+/// A raw buffer of elements, read and written by position.
+pub(crate) struct Buf<E>(pub *mut E);
+
+// SAFETY: the engine gives every position of a pass to exactly one task (the chunk offsets
+// partition the output), so sharing the pointer between tasks creates no data race.
+unsafe impl<E: Send> Sync for Buf<E> {}
+// SAFETY: as above.
+unsafe impl<E: Send> Send for Buf<E> {}
+
+impl<E: Copy + Send> Source<E> for Buf<E> {
+    #[inline(always)]
+    unsafe fn get(&self, i: usize) -> E {
+        // SAFETY: the caller keeps `i` in bounds and initialised.
+        unsafe { self.0.add(i).read() }
+    }
+}
+
+impl<E: Copy + Send> Sink<E> for Buf<E> {
+    #[inline(always)]
+    unsafe fn put(&self, i: usize, e: E) {
+        // SAFETY: the caller keeps `i` in bounds and owned by this task.
+        unsafe { self.0.add(i).write(e) }
+    }
+    fn phase(&self, line: usize) -> usize {
+        phase_of(self.0, line)
+    }
+}
+
+pub(crate) fn phase_of<T>(p: *const T, line: usize) -> usize {
+    (p as usize / size_of::<T>().max(1)) % line
+}
+
+/// One digit: bits `[shift, shift + width)` of the radix image.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Digit {
+    pub shift: u32,
+    pub width: u32,
+}
+
+impl Digit {
+    #[inline(always)]
+    fn mask(self) -> u32 {
+        (1u32 << self.width) - 1
+    }
+    #[inline(always)]
+    fn radix(self) -> usize {
+        1usize << self.width
+    }
+    #[inline(always)]
+    fn of<B: RadixBits>(self, b: B) -> usize {
+        b.digit(self.shift, self.mask())
+    }
+}
+
+/// Places digits of at most `max_width` bits over the varying bits of `varying` (bits outside
+/// `[begin, end)` are already cleared), lowest first. A digit starts at the lowest varying bit
+/// not yet covered, so runs of constant bits cost nothing. Among widths that give the same
+/// number of passes the narrowest is taken (fewer counters, smaller staging buffers).
+pub(crate) fn plan(varying: u128, end: u32, max_width: u32, balance: bool) -> Vec<Digit> {
+    let place = |w: u32| {
+        let mut out = Vec::new();
+        let mut rest = varying;
+        while rest != 0 {
+            let shift = rest.trailing_zeros();
+            let width = w.min(end - shift);
+            out.push(Digit { shift, width });
+            let top = shift + width;
+            rest = if top >= 128 {
+                0
+            } else {
+                rest & (u128::MAX << top)
+            };
+        }
+        out
+    };
+    let best = place(max_width);
+    if !balance {
+        return best;
+    }
+    let mut w = max_width;
+    while w > 1 && place(w - 1).len() == best.len() {
+        w -= 1;
+    }
+    place(w)
+}
+
+/// Contiguous chunks of positions, one task each. The chunk of a position is a monotone
+/// function (a multiply-high), so a scatter can name the destination chunk of what it writes
+/// without a division.
+pub(crate) struct Chunks {
+    mul: u64,
+    starts: Vec<usize>,
+}
+
+impl Chunks {
+    /// `count` chunks over `n` positions; `count` is at least 1 and below `n` unless both are 1.
+    pub(crate) fn new(n: usize, count: usize) -> Chunks {
+        let count = count.clamp(1, n.max(1));
+        if count == 1 || n <= count {
+            return Chunks {
+                mul: 0,
+                starts: vec![0, n],
+            };
+        }
+        // f(i) = floor(i * mul / 2^64) with mul = floor(count * 2^64 / n) < 2^64 (count < n),
+        // so f(n - 1) <= count - 1.
+        let mul = (((count as u128) << 64) / n as u128) as u64;
+        let mut starts: Vec<usize> = (0..count)
+            .map(|c| {
+                // Smallest i with i * mul >= c * 2^64.
+                let t = (c as u128) << 64;
+                t.div_ceil(mul as u128).min(n as u128) as usize
+            })
+            .collect();
+        starts.push(n);
+        Chunks { mul, starts }
+    }
+
+    pub(crate) fn count(&self) -> usize {
+        self.starts.len() - 1
+    }
+
+    #[inline(always)]
+    fn of(&self, i: usize) -> usize {
+        ((i as u128 * self.mul as u128) >> 64) as usize
+    }
+
+    fn range(&self, c: usize) -> (usize, usize) {
+        (self.starts[c], self.starts[c + 1])
+    }
+
+    #[cfg(test)]
+    pub(crate) fn of_for_tests(&self, i: usize) -> usize {
+        self.of(i)
+    }
+
+    #[cfg(test)]
+    pub(crate) fn range_for_tests(&self, c: usize) -> (usize, usize) {
+        self.range(c)
+    }
+}
+
+/// Per-chunk digit counts: `counts[c * radix + d]`.
+pub(crate) struct Counts {
+    pub digit: Digit,
+    pub counts: Vec<usize>,
+}
+
+/// What the up-front read found.
+pub(crate) struct Survey {
+    pub or: u128,
+    pub and: u128,
+    pub first: Counts,
+}
+
+/// The up-front read: OR and AND of all images, counts of `digit` per chunk. When `write` is
+/// given, the images are also stored there (the in-place transform of keys).
+///
+/// # Safety
+/// `src` and `write` are valid for `chunks`' positions.
+pub(crate) unsafe fn survey<B: RadixBits, S: Source<B>>(
+    src: &S,
+    write: Option<&Buf<B>>,
+    chunks: &Chunks,
+    digit: Digit,
+) -> Survey {
+    let r = digit.radix();
+    let task = |c: usize| {
+        let (lo, hi) = chunks.range(c);
+        let mut cnt = vec![0usize; r];
+        let (mut or, mut and) = (B::ZERO.to_u128(), B::MAX.to_u128());
+        for i in lo..hi {
+            // SAFETY: `i` is inside this chunk, which the caller guarantees is valid.
+            let b = unsafe { src.get(i) };
+            if let Some(w) = write {
+                // SAFETY: as above; chunks are disjoint, so only this task writes `i`.
+                unsafe { w.put(i, b) };
+            }
+            let u = b.to_u128();
+            or |= u;
+            and &= u;
+            // SAFETY: `digit.of` is masked below the radix `cnt` was sized for.
+            unsafe { *cnt.get_unchecked_mut(digit.of(b)) += 1 };
+        }
+        (or, and, cnt)
+    };
+    let parts: Vec<(u128, u128, Vec<usize>)> = if chunks.count() == 1 {
+        vec![task(0)]
+    } else {
+        (0..chunks.count()).into_par_iter().map(task).collect()
+    };
+    let mut s = Survey {
+        or: 0,
+        and: B::MAX.to_u128(),
+        first: Counts {
+            digit,
+            counts: Vec::with_capacity(r * parts.len()),
+        },
+    };
+    for (or, and, cnt) in parts {
+        s.or |= or;
+        s.and &= and;
+        s.first.counts.extend_from_slice(&cnt);
+    }
+    s
+}
+
+/// Counts `digit` per chunk (used when the survey's guess of the first digit was wrong).
+///
+/// # Safety
+/// `src` is valid for `chunks`' positions.
+pub(crate) unsafe fn count<E: Elem, S: Source<E>>(
+    src: &S,
+    chunks: &Chunks,
+    digit: Digit,
+) -> Counts {
+    let r = digit.radix();
+    let task = |c: usize| {
+        let (lo, hi) = chunks.range(c);
+        let mut cnt = vec![0usize; r];
+        for i in lo..hi {
+            // SAFETY: `i` is inside this chunk; the digit is masked below the radix.
+            unsafe { *cnt.get_unchecked_mut(digit.of(src.get(i).bits())) += 1 };
+        }
+        cnt
+    };
+    let parts: Vec<Vec<usize>> = if chunks.count() == 1 {
+        vec![task(0)]
+    } else {
+        (0..chunks.count()).into_par_iter().map(task).collect()
+    };
+    Counts {
+        digit,
+        counts: parts.concat(),
+    }
+}
+
+/// Elements per staging line: the largest power of two whose elements fit in a cache line.
+const fn line_len<E>() -> usize {
+    let per = tuning::CACHE_LINE
+        / if size_of::<E>() == 0 {
+            1
+        } else {
+            size_of::<E>()
+        };
+    if per <= 1 {
+        1
+    } else {
+        1 << (usize::BITS - 1 - per.leading_zeros())
+    }
+}
+
+/// Whether the write-combining scatter pays for this element and digit.
+fn use_wc<E>(digit: Digit, n: usize) -> bool {
+    line_len::<E>() >= 4 && digit.radix() <= tuning::WC_MAX_RADIX && n >= tuning::WC_MIN_LEN
+}
+
+/// One stable scatter pass from `src` to `dst` by `counts.digit`, counting `next` on the way.
+/// Returns the per-chunk counts of `next` over the output.
+///
+/// # Safety
+/// `src` is valid for the `chunks`' positions, `dst` for as many, the two do not overlap, and
+/// `counts` are the true per-chunk counts of `src`.
+pub(crate) unsafe fn scatter<E: Elem, S: Source<E>, D: Sink<E>>(
+    src: &S,
+    dst: &D,
+    chunks: &Chunks,
+    counts: &Counts,
+    next: Option<Digit>,
+) -> Option<Counts> {
+    let t = chunks.count();
+    let n = chunks.starts[t];
+    let digit = counts.digit;
+    let r = digit.radix();
+    // Exclusive scan, digit-major then chunk-major: chunk c's digit-d run starts after every
+    // smaller digit and after digit d of the chunks before it (this keeps the pass stable).
+    let mut offsets = vec![0usize; t * r];
+    let mut sum = 0usize;
+    for d in 0..r {
+        for c in 0..t {
+            offsets[c * r + d] = sum;
+            sum += counts.counts[c * r + d];
+        }
+    }
+    let wc = use_wc::<E>(digit, n);
+    let task = |(c, off): (usize, &mut [usize])| {
+        let (lo, hi) = chunks.range(c);
+        // SAFETY: forwarded from the caller; `off` is this chunk's slice of the scan.
+        unsafe {
+            if wc {
+                scatter_wc(src, dst, lo, hi, digit, next, chunks, off)
+            } else {
+                scatter_direct(src, dst, lo, hi, digit, next, chunks, off)
+            }
+        }
+    };
+    let parts: Vec<Vec<usize>> = if t == 1 {
+        vec![task((0, &mut offsets[..]))]
+    } else {
+        offsets.par_chunks_mut(r).enumerate().map(task).collect()
+    };
+    let nd = next?;
+    let r2 = nd.radix();
+    let mut total = vec![0usize; t * r2];
+    for p in parts {
+        for (a, b) in total.iter_mut().zip(&p) {
+            *a += b;
+        }
+    }
+    Some(Counts {
+        digit: nd,
+        counts: total,
+    })
+}
+
+/// The plain scatter: one store per element straight to its place.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn scatter_direct<E: Elem, S: Source<E>, D: Sink<E>>(
+    src: &S,
+    dst: &D,
+    lo: usize,
+    hi: usize,
+    digit: Digit,
+    next: Option<Digit>,
+    chunks: &Chunks,
+    off: &mut [usize],
+) -> Vec<usize> {
+    // Counting the next digit is a loop-invariant branch; `next` stands in when there is none.
+    let count = next.is_some();
+    let next = next.unwrap_or(digit);
+    let r2 = next.radix();
+    let mut cnt = if count {
+        vec![0usize; chunks.count() * r2]
+    } else {
+        Vec::new()
+    };
+    for i in lo..hi {
+        // SAFETY: `i` is in this chunk; the digit is masked below `off.len()`; the offsets of
+        // this chunk and digit stay inside the run the scan gave them, which no other task
+        // writes; the destination chunk times `r2` plus a masked digit is below `cnt.len()`.
+        unsafe {
+            let e = src.get(i);
+            let b = e.bits();
+            let slot = off.get_unchecked_mut(digit.of(b));
+            let p = *slot;
+            *slot = p + 1;
+            dst.put(p, e);
+            if count {
+                *cnt.get_unchecked_mut(chunks.of(p) * r2 + next.of(b)) += 1;
+            }
+        }
+    }
+    cnt
+}
+
+/// The write-combining scatter: each digit fills a cache-line-sized staging line indexed by
+/// the destination's position within its cache line; a full line goes out in one piece.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn scatter_wc<E: Elem, S: Source<E>, D: Sink<E>>(
+    src: &S,
+    dst: &D,
+    lo: usize,
+    hi: usize,
+    digit: Digit,
+    next: Option<Digit>,
+    chunks: &Chunks,
+    off: &mut [usize],
+) -> Vec<usize> {
+    // Counting the next digit is a loop-invariant branch; `next` stands in when there is none.
+    let count = next.is_some();
+    let next = next.unwrap_or(digit);
+    let l = line_len::<E>();
+    let lm = l - 1;
+    let r = digit.radix();
+    let r2 = next.radix();
+    let phase = dst.phase(l);
+    let mut cnt = if count {
+        vec![0usize; chunks.count() * r2]
+    } else {
+        Vec::new()
+    };
+    // The first position of each digit's run: a line's slots below it belong to another task.
+    let start: Vec<usize> = off.to_vec();
+    let mut lines: Vec<MaybeUninit<E>> = Vec::with_capacity(r * l);
+    // SAFETY: MaybeUninit needs no initialisation.
+    unsafe { lines.set_len(r * l) };
+    let lines = lines.as_mut_ptr();
+
+    // Writes the staged positions [a, b) of digit d (all in one line) and counts them.
+    let flush = |d: usize, a: usize, b: usize, cnt: &mut Vec<usize>| {
+        let base = d * l;
+        let same = !count || chunks.of(a) == chunks.of(b - 1);
+        let c0 = if count { chunks.of(a) * r2 } else { 0 };
+        for q in a..b {
+            // SAFETY: slot `(q + phase) & lm` of line d was written for position q (every
+            // position in [start[d], off[d]) was staged, and [a, b) lies inside it); q is in
+            // this task's run of digit d; the count index is below `cnt.len()` as in
+            // `scatter_direct`.
+            unsafe {
+                let e = (*lines.add(base + ((q + phase) & lm))).assume_init();
+                dst.put(q, e);
+                if count {
+                    let c = if same { c0 } else { chunks.of(q) * r2 };
+                    *cnt.get_unchecked_mut(c + next.of(e.bits())) += 1;
+                }
+            }
+        }
+    };
+
+    for i in lo..hi {
+        // SAFETY: `i` is in this chunk; the digit is masked below `r` = `off.len()`, and the
+        // staging index below `r * l`.
+        unsafe {
+            let e = src.get(i);
+            let d = digit.of(e.bits());
+            let slot = off.get_unchecked_mut(d);
+            let p = *slot;
+            *slot = p + 1;
+            let s = (p + phase) & lm;
+            (*lines.add(d * l + s)).write(e);
+            if s == lm {
+                let a = (p + 1).saturating_sub(l).max(*start.get_unchecked(d));
+                flush(d, a, p + 1, &mut cnt);
+            }
+        }
+    }
+    // Partial lines left at the end of each digit's run.
+    for d in 0..r {
+        let end = off[d];
+        let filled = (end + phase) & lm;
+        if filled != 0 {
+            let a = end.saturating_sub(filled).max(start[d]);
+            if a < end {
+                flush(d, a, end, &mut cnt);
+            }
+        }
+    }
+    cnt
+}
+
+/// Copies `n` elements from `src` to `dst` in parallel (the odd-pass copy-back).
+///
+/// # Safety
+/// `src` and `dst` are valid for `n` positions and do not overlap.
+pub(crate) unsafe fn copy<E: Elem, S: Source<E>, D: Sink<E>>(src: &S, dst: &D, n: usize) {
+    let block = tuning::COPY_BLOCK;
+    let task = |b: usize| {
+        for i in b * block..((b + 1) * block).min(n) {
+            // SAFETY: `i < n`; blocks are disjoint.
+            unsafe { dst.put(i, src.get(i)) };
+        }
+    };
+    let blocks = n.div_ceil(block);
+    if blocks <= 1 {
+        (0..blocks).for_each(task);
+    } else {
+        (0..blocks).into_par_iter().for_each(task);
+    }
+}
+
+/// Runs the passes of `digits` (the first one's counts already known).
+///
+/// Pass `k` reads `first` (k = 0) or `bufs[(k - 1) % 2]` and writes `bufs[k % 2]`, except that
+/// a last pass after the first writes `last` directly when its source does not alias `last`;
+/// otherwise the result is copied to `last` at the end. `alias` says which of `bufs[0]` and
+/// `bufs[1]` share memory with `last`.
+///
+/// # Safety
+/// Every source, buffer and sink is valid for `n = chunks`' positions; `bufs[0]` and `bufs[1]`
+/// do not overlap each other or `first`; `counts` are the true counts of `first`.
+pub(crate) unsafe fn run<E: Elem, S0: Source<E>, Dn: Sink<E>>(
+    first: &S0,
+    bufs: [&Buf<E>; 2],
+    last: &Dn,
+    alias: [bool; 2],
+    chunks: &Chunks,
+    digits: &[Digit],
+    counts: Counts,
+) {
+    let n = chunks.starts[chunks.count()];
+    let mut counts = Some(counts);
+    let passes = digits.len();
+    for k in 0..passes {
+        let Some(cur) = counts.take() else { return };
+        let next = digits.get(k + 1).copied();
+        // The first pass always goes to a buffer: one fewer instantiation of the kernels, and
+        // `first` often aliases `last` anyway.
+        let to_last = k > 0 && k + 1 == passes && !alias[(k - 1) % 2];
+        // SAFETY: forwarded from the caller; source and destination never overlap (a pass
+        // writes `last` only when its source does not alias it).
+        unsafe {
+            counts = match (k, to_last) {
+                (0, _) => scatter(first, bufs[0], chunks, &cur, next),
+                (_, true) => scatter(bufs[(k - 1) % 2], last, chunks, &cur, next),
+                (_, false) => scatter(bufs[(k - 1) % 2], bufs[k % 2], chunks, &cur, next),
+            };
+            if k + 1 == passes && !to_last {
+                copy(bufs[k % 2], last, n);
+            }
+        }
+    }
+}

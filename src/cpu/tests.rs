@@ -1,0 +1,398 @@
+//! The CPU backend's internals against `crate::reference`: every key type, both orders, bit
+//! ranges, digit widths, payload = index (stability), sizes around every threshold and chunk
+//! boundary, and the distributions that break radix sorts (all-equal, sorted, reversed,
+//! reduced entropy).
+
+use super::radix::{plan, Chunks, Digit};
+use super::{histogram, scan, sort};
+use crate::algorithm::ScanKind;
+use crate::key::{RadixBits, RadixKey};
+use crate::options::SortOptions;
+use crate::reference;
+use crate::tuning::cpu as tuning;
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        // splitmix64
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn wide(&mut self) -> u128 {
+        ((self.next() as u128) << 64) | self.next() as u128
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Dist {
+    Uniform,
+    /// AND of three random words: about 0.54 bits of entropy per bit.
+    LowEntropy,
+    /// Only the low 12 bits vary (skipped high digits).
+    Narrow,
+    Sorted,
+    Reversed,
+    AllEqual,
+    /// Eight distinct values.
+    Few,
+}
+
+const DISTS: [Dist; 7] = [
+    Dist::Uniform,
+    Dist::LowEntropy,
+    Dist::Narrow,
+    Dist::Sorted,
+    Dist::Reversed,
+    Dist::AllEqual,
+    Dist::Few,
+];
+
+fn gen<K: RadixKey>(n: usize, dist: Dist, seed: u64) -> Vec<K> {
+    let mut r = Rng(seed);
+    let from = |v: u128| K::from_radix(K::Bits::from_u128(v));
+    let mut v: Vec<K> = match dist {
+        Dist::Uniform | Dist::Sorted | Dist::Reversed => (0..n).map(|_| from(r.wide())).collect(),
+        Dist::LowEntropy => (0..n)
+            .map(|_| from(r.wide() & r.wide() & r.wide()))
+            .collect(),
+        Dist::Narrow => (0..n).map(|_| from(r.wide() & 0xfff)).collect(),
+        Dist::AllEqual => {
+            let x = r.wide();
+            (0..n).map(|_| from(x)).collect()
+        }
+        Dist::Few => {
+            let vals: Vec<u128> = (0..8).map(|_| r.wide()).collect();
+            (0..n)
+                .map(|_| from(vals[(r.next() % 8) as usize]))
+                .collect()
+        }
+    };
+    match dist {
+        Dist::Sorted => v.sort_by_key(|k| k.to_radix()),
+        Dist::Reversed => v.sort_by_key(|k| std::cmp::Reverse(k.to_radix())),
+        _ => {}
+    }
+    v
+}
+
+fn same_bits<K: RadixKey>(a: &[K], b: &[K]) -> bool {
+    bytemuck::cast_slice::<K, u8>(a) == bytemuck::cast_slice::<K, u8>(b)
+}
+
+/// Keys, pairs (payload = index) and argsort (u32 and u64) against the reference.
+fn check<K: RadixKey>(keys: &[K], opts: &SortOptions, what: &str) {
+    let want = reference::sort_keys(keys, opts);
+    let mut got = keys.to_vec();
+    sort::sort_keys(&mut got, opts).unwrap();
+    assert!(
+        same_bits(&got, &want),
+        "keys {} n={} {what} {opts:?}",
+        K::DTYPE,
+        keys.len()
+    );
+
+    let want_perm: Vec<u32> = reference::argsort(keys, opts);
+    let mut k = keys.to_vec();
+    let mut v: Vec<u32> = (0..keys.len() as u32).collect();
+    sort::sort_pairs(&mut k, &mut v, opts).unwrap();
+    assert!(
+        same_bits(&k, &want),
+        "pair keys {} n={} {what} {opts:?}",
+        K::DTYPE,
+        keys.len()
+    );
+    if let Some(i) = v.iter().zip(&want_perm).position(|(a, b)| a != b) {
+        panic!(
+            "pairs {} n={} {what} {opts:?}: first difference at {i}: key {:?}, payload {} want {}",
+            K::DTYPE,
+            keys.len(),
+            k[i],
+            v[i],
+            want_perm[i]
+        );
+    }
+    let p32: Vec<u32> = sort::argsort(keys, opts).unwrap();
+    assert_eq!(
+        p32,
+        want_perm,
+        "argsort u32 {} n={} {what} {opts:?}",
+        K::DTYPE,
+        keys.len()
+    );
+    let p64: Vec<u64> = sort::argsort(keys, opts).unwrap();
+    assert!(
+        p64.iter().zip(&want_perm).all(|(&a, &b)| a == b as u64),
+        "argsort u64 {} n={} {what}",
+        K::DTYPE,
+        keys.len()
+    );
+}
+
+/// Sizes around every threshold of the engine.
+fn edge_sizes() -> Vec<usize> {
+    let mut s = vec![0, 1, 2, 3, 5, 17, 100, 1001];
+    for t in [tuning::SMALL_SORT_MAX, tuning::WC_MIN_LEN] {
+        s.extend([t - 1, t, t + 1]);
+    }
+    s
+}
+
+fn all_orders() -> [SortOptions; 2] {
+    [SortOptions::new(), SortOptions::new().descending()]
+}
+
+fn check_type<K: RadixKey>(seed: u64) {
+    for (j, &n) in edge_sizes().iter().enumerate() {
+        for (i, &d) in DISTS.iter().enumerate() {
+            let keys = gen::<K>(n, d, seed ^ (j * 31 + i) as u64);
+            for opts in all_orders() {
+                check(&keys, &opts, &format!("{d:?}"));
+            }
+        }
+    }
+    // Parallel sizes: one or two distributions, both orders.
+    let n = 2 * tuning::PAR_MIN_LEN + 1;
+    for d in [Dist::Uniform, Dist::LowEntropy] {
+        let keys = gen::<K>(n, d, seed + 7);
+        for opts in all_orders() {
+            check(&keys, &opts, &format!("{d:?}"));
+        }
+    }
+    // Bit ranges and digit widths.
+    let bits = K::Bits::BITS;
+    let keys = gen::<K>(3001, Dist::Uniform, seed + 11);
+    for (b, e) in [
+        (0, bits),
+        (0, 1),
+        (bits - 1, bits),
+        (1, bits / 2 + 1),
+        (3, 3),
+        (bits / 2, bits),
+    ] {
+        for w in [None, Some(1), Some(3), Some(8), Some(11), Some(16)] {
+            for opts in all_orders() {
+                let mut o = opts.bits(b, e);
+                o.digit_bits = w;
+                check(&keys, &o, "range");
+            }
+        }
+    }
+}
+
+#[test]
+fn unsigned_keys() {
+    check_type::<u8>(1);
+    check_type::<u16>(2);
+    check_type::<u32>(3);
+    check_type::<u64>(4);
+    check_type::<u128>(5);
+}
+
+#[test]
+fn signed_keys() {
+    check_type::<i8>(6);
+    check_type::<i16>(7);
+    check_type::<i32>(8);
+    check_type::<i64>(9);
+    check_type::<i128>(10);
+}
+
+#[test]
+fn float_keys() {
+    check_type::<f32>(11);
+    check_type::<f64>(12);
+    let specials = [
+        f32::NAN,
+        -f32::NAN,
+        0.0,
+        -0.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        1.0,
+        -1.0,
+        f32::MIN_POSITIVE,
+        f32::from_bits(1),
+    ];
+    let keys: Vec<f32> = (0..5000)
+        .map(|i| specials[(i * 7) % specials.len()])
+        .collect();
+    for opts in all_orders() {
+        check(&keys, &opts, "specials");
+    }
+}
+
+/// Chunk boundaries with thread counts that do not divide the length.
+#[test]
+fn odd_thread_counts() {
+    for threads in [3, 5] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            for n in [
+                tuning::PAR_MIN_LEN * threads,
+                tuning::PAR_MIN_LEN * threads + 7,
+            ] {
+                for d in [Dist::Uniform, Dist::Few, Dist::Narrow] {
+                    check(&gen::<u32>(n, d, n as u64), &SortOptions::new(), "pool");
+                    check(
+                        &gen::<i64>(n, d, n as u64 + 1),
+                        &SortOptions::new().descending(),
+                        "pool",
+                    );
+                }
+            }
+        });
+    }
+}
+
+/// Values of every size ride along stably (large ones take the index-and-gather path).
+#[test]
+fn pair_value_sizes() {
+    fn run<V: crate::key::Value + PartialEq + std::fmt::Debug>(f: impl Fn(usize) -> V) {
+        for n in [70, 5000, 2 * tuning::PAR_MIN_LEN + 3] {
+            let keys = gen::<u16>(n, Dist::Few, n as u64);
+            let vals: Vec<V> = (0..n).map(&f).collect();
+            for opts in all_orders() {
+                let (wk, wv) = reference::sort_pairs(&keys, &vals, &opts);
+                let (mut k, mut v) = (keys.clone(), vals.clone());
+                sort::sort_pairs(&mut k, &mut v, &opts).unwrap();
+                assert_eq!(k, wk);
+                assert_eq!(v, wv);
+            }
+        }
+    }
+    run(|i| i as u8);
+    run(|i| i as u16);
+    run(|i| [i as u8; 3]);
+    run(|i| i as u64);
+    run(|i| i as u128);
+    run(|i| [i as u64; 5]);
+    assert!(sort::sort_pairs(&mut [1u32, 2], &mut [0u8], &SortOptions::new()).is_err());
+}
+
+#[test]
+fn planner_places_digits_over_varying_bits() {
+    let d = |shift, width| Digit { shift, width };
+    assert_eq!(plan(0, 32, 8, true), vec![]);
+    assert_eq!(
+        plan(0xffff_ffff, 32, 8, true),
+        vec![d(0, 8), d(8, 8), d(16, 8), d(24, 8)]
+    );
+    assert_eq!(
+        plan(0xffff_ffff, 32, 11, true),
+        vec![d(0, 11), d(11, 11), d(22, 10)]
+    );
+    // Only bits 4..12 and 40..44 vary: two passes.
+    assert_eq!(
+        plan(0xff0 | (0xf << 40), 64, 8, true),
+        vec![d(4, 8), d(40, 8)]
+    );
+    // 20 bits at 8 per pass need three passes; 7 bits each do as well.
+    assert_eq!(
+        plan(0xf_ffff, 32, 8, true),
+        vec![d(0, 7), d(7, 7), d(14, 7)]
+    );
+    assert_eq!(
+        plan(0xf_ffff, 32, 8, false),
+        vec![d(0, 8), d(8, 8), d(16, 8)]
+    );
+    assert_eq!(plan(1 << 127, 128, 8, true), vec![d(127, 1)]);
+}
+
+#[test]
+fn chunks_partition_and_are_monotone() {
+    for n in [2usize, 3, 10, 1000, 1 << 20, (1 << 20) + 7] {
+        for t in 1..=7 {
+            let c = Chunks::new(n, t);
+            let mut prev = 0;
+            for i in 0..n.min(5000) {
+                let f = c.of_for_tests(i);
+                assert!(f >= prev && f < c.count());
+                prev = f;
+            }
+            for k in 0..c.count() {
+                let (lo, hi) = c.range_for_tests(k);
+                assert!(lo <= hi);
+                if lo < hi {
+                    assert_eq!(c.of_for_tests(lo), k);
+                    assert_eq!(c.of_for_tests(hi - 1), k);
+                }
+            }
+            assert_eq!(c.range_for_tests(c.count() - 1).1, n);
+        }
+    }
+}
+
+#[test]
+fn histograms_match_reference() {
+    let mut r = Rng(99);
+    for n in [
+        0usize,
+        1,
+        3,
+        4,
+        5,
+        1000,
+        tuning::HIST_CHUNK + 3,
+        3 * tuning::HIST_CHUNK + 17,
+    ] {
+        let data: Vec<u8> = (0..n).map(|_| r.next() as u8).collect();
+        assert_eq!(
+            histogram::histogram_u8(&data),
+            reference::histogram_u8(&data),
+            "n={n}"
+        );
+        let low: Vec<u8> = (0..n)
+            .map(|_| (r.next() & r.next() & r.next()) as u8)
+            .collect();
+        assert_eq!(histogram::histogram_u8(&low), reference::histogram_u8(&low));
+        let same = vec![7u8; n];
+        assert_eq!(
+            histogram::histogram_u8(&same),
+            reference::histogram_u8(&same)
+        );
+    }
+    let data: Vec<f32> = (0..10_000)
+        .map(|_| (r.next() % 1000) as f32 / 7.0 - 50.0)
+        .collect();
+    assert_eq!(
+        histogram::histogram_even(&data, 37, -20.0, 80.0).unwrap(),
+        reference::histogram_even(&data, 37, -20.0, 80.0).unwrap()
+    );
+    let b = [-30.0f32, -1.0, 0.0, 2.5, 60.0];
+    assert_eq!(
+        histogram::histogram_range(&data, &b).unwrap(),
+        reference::histogram_range(&data, &b).unwrap()
+    );
+}
+
+#[test]
+fn scans_match_reference() {
+    let mut r = Rng(5);
+    for n in [
+        0usize,
+        1,
+        2,
+        tuning::SCAN_BLOCK - 1,
+        tuning::SCAN_BLOCK + 1,
+        3 * tuning::SCAN_BLOCK + 5,
+    ] {
+        let data: Vec<u64> = (0..n).map(|_| r.next()).collect();
+        for kind in [ScanKind::Inclusive, ScanKind::Exclusive] {
+            let mut out = vec![0u64; n];
+            scan::scan_into(&data, &mut out, kind).unwrap();
+            assert_eq!(out, reference::scan(&data, kind), "n={n} {kind}");
+        }
+        let small: Vec<i64> = (0..n).map(|_| (r.next() % 100) as i64 - 50).collect();
+        let mut out = vec![0i64; n];
+        scan::scan_into(&small, &mut out, ScanKind::Inclusive).unwrap();
+        assert_eq!(out, reference::scan(&small, ScanKind::Inclusive));
+    }
+    assert!(scan::scan_into(&[1u32], &mut [0u32; 2], ScanKind::Inclusive).is_err());
+}
