@@ -72,6 +72,10 @@ named_enum! {
         /// CUDA backend: the seeds' GPU-resident three-phase sort (local sort by one-bit splits,
         /// digit-major scan, scatter), `seeds/000` and `seeds/001`.
         ThreePhase => "three-phase",
+        /// CUDA backend: one up-front histogram of every digit, then one kernel per digit that
+        /// ranks, counts and scatters with a decoupled look-back (after Adinets & Merrill's
+        /// onesweep). The CUDA default.
+        Onesweep => "onesweep",
     }
 }
 

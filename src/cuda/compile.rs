@@ -23,15 +23,17 @@ use crate::error::{Error, Result};
 pub enum KernelFile {
     Keys,
     ThreePhase,
+    Onesweep,
     Scan,
     Histogram,
     HistogramBins,
 }
 
 impl KernelFile {
-    pub const ALL: [KernelFile; 5] = [
+    pub const ALL: [KernelFile; 6] = [
         KernelFile::Keys,
         KernelFile::ThreePhase,
+        KernelFile::Onesweep,
         KernelFile::Scan,
         KernelFile::Histogram,
         KernelFile::HistogramBins,
@@ -41,6 +43,7 @@ impl KernelFile {
         match self {
             KernelFile::Keys => "keys.cu",
             KernelFile::ThreePhase => "radix_sort_three_phase.cu",
+            KernelFile::Onesweep => "radix_sort_onesweep.cu",
             KernelFile::Scan => "scan.cu",
             KernelFile::Histogram => "histogram.cu",
             KernelFile::HistogramBins => "histogram_bins.cu",
@@ -51,6 +54,7 @@ impl KernelFile {
         match self {
             KernelFile::Keys => include_str!("../../kernels/keys.cu"),
             KernelFile::ThreePhase => include_str!("../../kernels/radix_sort_three_phase.cu"),
+            KernelFile::Onesweep => include_str!("../../kernels/radix_sort_onesweep.cu"),
             KernelFile::Scan => include_str!("../../kernels/scan.cu"),
             KernelFile::Histogram => include_str!("../../kernels/histogram.cu"),
             KernelFile::HistogramBins => include_str!("../../kernels/histogram_bins.cu"),

@@ -15,8 +15,9 @@ use crate::error::{Error, Result};
 use crate::key::{DType, RadixBits, RadixKey, SortIndex, Value};
 use crate::options::SortOptions;
 use crate::tuning::cuda::{
-    ELEMENTWISE_THREADS, THREE_PHASE_DIGIT_BITS, THREE_PHASE_DIGIT_WIDTHS, THREE_PHASE_ITEMS,
-    THREE_PHASE_THREADS, THREE_PHASE_TILE,
+    onesweep_items, ELEMENTWISE_THREADS, ONESWEEP_RADIX_BITS, ONESWEEP_SKIP_MIN, ONESWEEP_THREADS,
+    THREE_PHASE_DIGIT_BITS, THREE_PHASE_DIGIT_WIDTHS, THREE_PHASE_ITEMS, THREE_PHASE_THREADS,
+    THREE_PHASE_TILE,
 };
 
 /// KEY_BITS and KEY_KIND of a key type, or why the GPU cannot sort it.
@@ -55,6 +56,18 @@ fn three_phase_spec(key: DType, value_bytes: u32) -> Result<ModuleSpec> {
         .define("VALUE_BYTES", value_bytes))
 }
 
+fn onesweep_spec(key: DType, value_bytes: u32, status_bits: u32) -> Result<ModuleSpec> {
+    let (bits, kind) = key_defines(key)?;
+    Ok(ModuleSpec::new(KernelFile::Onesweep)
+        .define("THREADS", ONESWEEP_THREADS)
+        .define("ITEMS", onesweep_items(key.size() as u32, value_bytes))
+        .define("RADIX_BITS", ONESWEEP_RADIX_BITS)
+        .define("KEY_BITS", bits)
+        .define("KEY_KIND", kind)
+        .define("VALUE_BYTES", value_bytes)
+        .define("STATUS_BITS", status_bits))
+}
+
 /// Every module the sorts can use, for `histosort compile-kernels`.
 pub fn all_sort_specs() -> Vec<ModuleSpec> {
     let mut v = Vec::new();
@@ -70,12 +83,22 @@ pub fn all_sort_specs() -> Vec<ModuleSpec> {
             }
         }
     }
+    for d in DType::ALL {
+        for vb in [0, 1, 2, 4, 8, 16] {
+            for sb in [32, 64] {
+                if let Ok(s) = onesweep_spec(d, vb, sb) {
+                    v.push(s);
+                }
+            }
+        }
+    }
     v
 }
 
 /// The shape a plan was made for.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct PlanKey {
+    design: SortAlgorithm,
     key: DType,
     /// 0 for keys only.
     value_bytes: u32,
@@ -89,7 +112,7 @@ struct PlanKey {
     launch: LaunchMode,
 }
 
-struct Kernels {
+struct ThreePhaseKernels {
     to_radix: CudaFunction,
     from_radix: CudaFunction,
     iota: Option<CudaFunction>,
@@ -98,10 +121,8 @@ struct Kernels {
     scan: ModuleSpec,
 }
 
-/// Everything one sort shape needs on the device.
-pub struct SortPlan {
-    key: PlanKey,
-    kernels: Kernels,
+struct ThreePhase {
+    k: ThreePhaseKernels,
     tiles: u64,
     a_keys: CudaSlice<u8>,
     t_keys: CudaSlice<u8>,
@@ -109,6 +130,35 @@ pub struct SortPlan {
     t_vals: Option<CudaSlice<u8>>,
     hist: CudaSlice<u8>,
     scan: ScanScratch,
+}
+
+struct Onesweep {
+    histogram: CudaFunction,
+    scan_histogram: CudaFunction,
+    pass: CudaFunction,
+    /// For sorts where every pass is skipped: generates the indices of an argsort.
+    iota: Option<CudaFunction>,
+    tiles: u64,
+    passes: u32,
+    status_bytes: usize,
+    /// Ping-pong buffers between passes.
+    keys: [CudaSlice<u8>; 2],
+    vals: Option<[CudaSlice<u8>; 2]>,
+    /// Digit histograms then offsets, `passes * RADIX` u32, then one tile counter per pass.
+    meta: CudaSlice<u8>,
+    /// Look-back status words of two consecutive passes.
+    status: [CudaSlice<u8>; 2],
+}
+
+enum Design {
+    ThreePhase(ThreePhase),
+    Onesweep(Onesweep),
+}
+
+/// Everything one sort shape needs on the device.
+pub struct SortPlan {
+    key: PlanKey,
+    design: Design,
     /// Staging buffers for host-slice sorts (stable addresses, so a graph can be reused).
     keys_io: Option<CudaSlice<u8>>,
     vals_io: Option<CudaSlice<u8>>,
@@ -117,12 +167,17 @@ pub struct SortPlan {
 }
 
 impl SortPlan {
-    /// Number of digit passes the plan runs.
+    /// Number of digit passes the plan runs (before any skipping).
     pub fn passes(&self) -> u32 {
         (self.key.end - self.key.begin).div_ceil(self.key.digit_bits)
     }
 
-    /// Number of kernel launches per sort (for the graph study).
+    /// The sort variant the plan runs.
+    pub fn algorithm(&self) -> SortAlgorithm {
+        self.key.design
+    }
+
+    /// Number of keys the plan sorts.
     pub fn len(&self) -> usize {
         self.key.n
     }
@@ -133,55 +188,103 @@ impl SortPlan {
 }
 
 impl CudaBackend {
-    fn digit_bits_for(&self, opts: &SortOptions) -> Result<u32> {
-        let b = opts.digit_bits.unwrap_or(THREE_PHASE_DIGIT_BITS);
-        if !THREE_PHASE_DIGIT_WIDTHS.contains(&b) {
-            return Err(Error::Unsupported(format!(
-                "the three-phase sort takes digit widths of 1, 2, 4 or 8 bits, not {b}"
-            )));
+    /// The design and digit width a sort request resolves to.
+    fn resolve(&self, opts: &SortOptions) -> Result<(SortAlgorithm, u32)> {
+        match opts.algorithm {
+            SortAlgorithm::Auto | SortAlgorithm::Onesweep => {
+                let b = opts.digit_bits.unwrap_or(ONESWEEP_RADIX_BITS);
+                if b != ONESWEEP_RADIX_BITS {
+                    if opts.algorithm == SortAlgorithm::Auto {
+                        // An explicit digit width picks the seeds' design, which takes 1-8 bits.
+                        return self.resolve(&opts.clone().algorithm(SortAlgorithm::ThreePhase));
+                    }
+                    return Err(Error::Unsupported(format!(
+                        "the onesweep sort uses {ONESWEEP_RADIX_BITS}-bit digits, not {b}"
+                    )));
+                }
+                Ok((SortAlgorithm::Onesweep, b))
+            }
+            SortAlgorithm::ThreePhase => {
+                let b = opts.digit_bits.unwrap_or(THREE_PHASE_DIGIT_BITS);
+                if !THREE_PHASE_DIGIT_WIDTHS.contains(&b) {
+                    return Err(Error::Unsupported(format!(
+                        "the three-phase sort takes digit widths of 1, 2, 4 or 8 bits, not {b}"
+                    )));
+                }
+                Ok((SortAlgorithm::ThreePhase, b))
+            }
+            a => Err(Error::Unsupported(format!(
+                "sort variant '{a}' does not run on the CUDA backend"
+            ))),
         }
-        Ok(b)
     }
 
-    fn check_sort<K: RadixKey>(&self, n: usize, value_bytes: u32, opts: &SortOptions) -> Result<u32> {
-        match opts.algorithm {
-            SortAlgorithm::Auto | SortAlgorithm::ThreePhase => {}
-            a => {
-                return Err(Error::Unsupported(format!(
-                    "sort variant '{a}' does not run on the CUDA backend"
-                )))
-            }
-        }
+    fn check_sort<K: RadixKey>(
+        &self,
+        n: usize,
+        value_bytes: u32,
+        opts: &SortOptions,
+    ) -> Result<(SortAlgorithm, u32)> {
+        let r = self.resolve(opts)?;
         key_defines(K::DTYPE)?;
         if n as u64 > u32::MAX as u64 {
             return Err(Error::Unsupported(format!(
-                "the three-phase sort takes at most 2^32 - 1 keys, got {n}"
+                "the CUDA sorts take at most 2^32 - 1 keys, got {n}"
             )));
         }
         if ![0, 1, 2, 4, 8, 16].contains(&value_bytes) {
             return Err(Error::Unsupported(format!("values of {value_bytes} bytes")));
         }
-        self.digit_bits_for(opts)
+        Ok(r)
     }
 
     fn make_plan(&self, key: PlanKey, staging: bool) -> Result<SortPlan> {
-        let ks = keys_spec(key.key)?;
-        let ts = three_phase_spec(key.key, key.value_bytes)?;
-        let kernels = Kernels {
-            to_radix: self.function(&ks, "keys_to_radix")?,
-            from_radix: self.function(&ks, "radix_to_keys")?,
-            iota: if key.iota {
-                Some(self.function(&ks, if key.value_bytes == 4 { "iota_u32" } else { "iota_u64" })?)
+        let n = key.n;
+        let kb = key.key.size();
+        let vb = key.value_bytes as usize;
+        let design = match key.design {
+            SortAlgorithm::Onesweep => Design::Onesweep(self.make_onesweep(&key)?),
+            _ => Design::ThreePhase(self.make_three_phase(&key)?),
+        };
+        Ok(SortPlan {
+            keys_io: if staging {
+                Some(self.alloc::<u8>(n * kb, "key staging")?)
             } else {
                 None
             },
+            vals_io: if staging && vb > 0 && !key.iota {
+                Some(self.alloc::<u8>(n * vb, "value staging")?)
+            } else {
+                None
+            },
+            graph: None,
+            design,
+            key,
+        })
+    }
+
+    fn iota_kernel(&self, key: &PlanKey) -> Result<Option<CudaFunction>> {
+        if !key.iota {
+            return Ok(None);
+        }
+        let name = if key.value_bytes == 4 { "iota_u32" } else { "iota_u64" };
+        self.function(&keys_spec(key.key)?, name).map(Some)
+    }
+
+    fn make_three_phase(&self, key: &PlanKey) -> Result<ThreePhase> {
+        let ks = keys_spec(key.key)?;
+        let ts = three_phase_spec(key.key, key.value_bytes)?;
+        let k = ThreePhaseKernels {
+            to_radix: self.function(&ks, "keys_to_radix")?,
+            from_radix: self.function(&ks, "radix_to_keys")?,
+            iota: self.iota_kernel(key)?,
             local_sort: self.function(&ts, "three_phase_local_sort")?,
             scatter: self.function(&ts, "three_phase_scatter")?,
             scan: scan_spec(DType::U32)?,
         };
         // Load the scan kernels now: nothing may be loaded while a graph is being captured.
-        self.function(&kernels.scan, "scan_tiles")?;
-        self.function(&kernels.scan, "scan_tile_sums")?;
+        self.function(&k.scan, "scan_tiles")?;
+        self.function(&k.scan, "scan_tile_sums")?;
         let n = key.n;
         let kb = key.key.size();
         let vb = key.value_bytes as usize;
@@ -195,7 +298,8 @@ impl CudaBackend {
                 self.alloc::<u8>(bytes, what).map(Some)
             }
         };
-        Ok(SortPlan {
+        Ok(ThreePhase {
+            k,
             tiles,
             a_keys: self.alloc::<u8>(n * kb, "sort keys")?,
             t_keys: self.alloc::<u8>(padded * kb, "sorted tiles")?,
@@ -203,23 +307,191 @@ impl CudaBackend {
             t_vals: opt_alloc(padded * vb, "sorted tile values")?,
             hist: self.alloc::<u8>(hist_len * 4, "tile digit histograms")?,
             scan: self.scan_scratch(hist_len as u64, 4)?,
-            keys_io: if staging { Some(self.alloc::<u8>(n * kb, "key staging")?) } else { None },
-            vals_io: if staging && vb > 0 && !key.iota {
-                Some(self.alloc::<u8>(n * vb, "value staging")?)
+        })
+    }
+
+    fn make_onesweep(&self, key: &PlanKey) -> Result<Onesweep> {
+        let n = key.n;
+        // Counts of 30 bits fit the 32-bit status words below 2^30 keys.
+        let status_bits = if (n as u64) < (1 << 30) { 32 } else { 64 };
+        let spec = onesweep_spec(key.key, key.value_bytes, status_bits)?;
+        let items = onesweep_items(key.key.size() as u32, key.value_bytes);
+        let tile = (ONESWEEP_THREADS * items) as u64;
+        let tiles = (n as u64).div_ceil(tile).max(1);
+        let passes = (key.end - key.begin).div_ceil(ONESWEEP_RADIX_BITS);
+        let radix = 1usize << ONESWEEP_RADIX_BITS;
+        let status_bytes = tiles as usize * radix * (status_bits / 8) as usize;
+        let kb = key.key.size();
+        let vb = key.value_bytes as usize;
+        let two = |bytes: usize, what: &str| -> Result<[CudaSlice<u8>; 2]> {
+            Ok([self.alloc::<u8>(bytes, what)?, self.alloc::<u8>(bytes, what)?])
+        };
+        Ok(Onesweep {
+            histogram: self.function(&spec, "onesweep_histogram")?,
+            scan_histogram: self.function(&spec, "onesweep_scan_histogram")?,
+            pass: self.function(&spec, "onesweep_pass")?,
+            iota: self.iota_kernel(key)?,
+            tiles,
+            passes,
+            status_bytes,
+            keys: two(n * kb, "sort keys")?,
+            vals: if vb > 0 {
+                Some(two(n * vb, "sort values")?)
             } else {
                 None
             },
-            graph: None,
-            kernels,
-            key,
+            meta: self.alloc::<u8>(
+                (passes as usize * radix + passes as usize) * 4,
+                "digit histograms",
+            )?,
+            status: two(status_bytes, "look-back status")?,
         })
     }
 
     /// Enqueues the whole sort: keys (and values) from `io[0]`/`io[1]` to `io[2]`/`io[3]`.
     /// The inputs are only read; the outputs may equal the inputs.
     fn enqueue_sort(&self, p: &SortPlan, io: [u64; 4]) -> Result<()> {
+        match &p.design {
+            Design::ThreePhase(tp) => self.enqueue_three_phase(&p.key, tp, io),
+            Design::Onesweep(os) => self.enqueue_onesweep(&p.key, os, io),
+        }
+    }
+
+    fn dtod(&self, dst: u64, src: u64, bytes: usize) -> Result<()> {
+        if bytes == 0 || dst == src {
+            return Ok(());
+        }
+        // SAFETY: callers pass live device allocations of at least `bytes` bytes each.
+        unsafe { dres::memcpy_dtod_async(dst, src, bytes, self.stream.cu_stream()) }
+            .map_err(|e| driver_err("cuMemcpyDtoDAsync", e))
+    }
+
+    fn memset0(&self, dst: u64, bytes: usize) -> Result<()> {
+        // SAFETY: callers pass a live device allocation of at least `bytes` bytes.
+        unsafe { dres::memset_d8_async(dst, 0, bytes, self.stream.cu_stream()) }
+            .map_err(|e| driver_err("cuMemsetD8Async", e))
+    }
+
+    fn enqueue_onesweep(&self, k: &PlanKey, os: &Onesweep, io: [u64; 4]) -> Result<()> {
         let s = &self.stream;
-        let k = &p.key;
+        let n = k.n as u64;
+        let desc = (k.order == Order::Descending) as u32;
+        let radix = 1u64 << ONESWEEP_RADIX_BITS;
+        let meta = dptr(&os.meta, s);
+        let counters = meta + os.passes as u64 * radix * 4;
+        let status = [dptr(&os.status[0], s), dptr(&os.status[1], s)];
+        let keys = [dptr(&os.keys[0], s), dptr(&os.keys[1], s)];
+        let vals = os
+            .vals
+            .as_ref()
+            .map_or([0, 0], |v| [dptr(&v[0], s), dptr(&v[1], s)]);
+        let has_vals = k.value_bytes > 0;
+
+        self.memset0(meta, (os.passes as usize * radix as usize + os.passes as usize) * 4)?;
+        self.memset0(status[0], os.status_bytes)?;
+        let grid = self.grid_stride_blocks(n, ONESWEEP_THREADS);
+        self.launch(
+            &os.histogram,
+            "onesweep_histogram",
+            grid,
+            ONESWEEP_THREADS,
+            0,
+            &[
+                KArg::U64(io[0]),
+                KArg::U64(n),
+                KArg::U64(meta),
+                KArg::U32(k.begin),
+                KArg::U32(k.end),
+                KArg::U32(desc),
+                KArg::U32(1),
+            ],
+        )?;
+        // Skip passes whose digit is the same for every key (needs the counts on the host).
+        let mut active: Vec<u32> = (0..os.passes).collect();
+        if k.launch == LaunchMode::Stream && k.n >= ONESWEEP_SKIP_MIN {
+            let mut h = vec![0u32; (os.passes as u64 * radix) as usize];
+            s.memcpy_dtoh(
+                &os.meta.slice(0..h.len() * 4),
+                bytemuck::cast_slice_mut::<u32, u8>(&mut h),
+            )
+            .map_err(|e| driver_err("cuMemcpyDtoHAsync", e))?;
+            self.sync()?;
+            let r = radix as usize;
+            active.retain(|&p| {
+                let p = p as usize;
+                !h[p * r..(p + 1) * r].iter().any(|&c| c as u64 == n)
+            });
+        }
+        self.launch(
+            &os.scan_histogram,
+            "onesweep_scan_histogram",
+            os.passes,
+            ONESWEEP_THREADS,
+            0,
+            &[KArg::U64(meta)],
+        )?;
+        if active.is_empty() {
+            // Every key has the same digits: the stable sort is the identity.
+            self.dtod(io[2], io[0], k.n * k.key.size())?;
+            if let Some(iota) = &os.iota {
+                let g = self.grid_stride_blocks(n, ELEMENTWISE_THREADS);
+                return self.launch(iota, "iota", g, ELEMENTWISE_THREADS, 0, &[KArg::U64(io[3]), KArg::U64(n)]);
+            }
+            return self.dtod(io[3], io[1], k.n * k.value_bytes as usize);
+        }
+        let in_place = io[0] == io[2];
+        let last_i = active.len() - 1;
+        let (mut src_k, mut src_v) = (io[0], io[1]);
+        for (i, &p) in active.iter().enumerate() {
+            let shift = k.begin + p * ONESWEEP_RADIX_BITS;
+            let w = ONESWEEP_RADIX_BITS.min(k.end - shift);
+            let is_last = i == last_i;
+            // The last pass writes the output, unless that would overwrite the input it reads.
+            let direct = is_last && !(in_place && i == 0);
+            let (dst_k, dst_v) = if direct {
+                (io[2], io[3])
+            } else {
+                (keys[i % 2], vals[i % 2])
+            };
+            self.launch(
+                &os.pass,
+                "onesweep_pass",
+                os.tiles as u32,
+                ONESWEEP_THREADS,
+                0,
+                &[
+                    KArg::U64(src_k),
+                    KArg::U64(dst_k),
+                    KArg::U64(if has_vals { src_v } else { 0 }),
+                    KArg::U64(if has_vals { dst_v } else { 0 }),
+                    KArg::U64(status[i % 2]),
+                    KArg::U64(status[(i + 1) % 2]),
+                    KArg::U64(counters + 4 * i as u64),
+                    KArg::U64(meta + p as u64 * radix * 4),
+                    KArg::U64(n),
+                    KArg::U32(shift),
+                    KArg::U32(w),
+                    KArg::U32(os.tiles as u32),
+                    KArg::U32(desc),
+                    KArg::U32((i == 0) as u32),
+                    KArg::U32(is_last as u32),
+                    KArg::U32((i == 0 && k.iota) as u32),
+                ],
+            )?;
+            if is_last && !direct {
+                self.dtod(io[2], dst_k, k.n * k.key.size())?;
+                if has_vals {
+                    self.dtod(io[3], dst_v, k.n * k.value_bytes as usize)?;
+                }
+            }
+            src_k = dst_k;
+            src_v = dst_v;
+        }
+        Ok(())
+    }
+
+    fn enqueue_three_phase(&self, k: &PlanKey, p: &ThreePhase, io: [u64; 4]) -> Result<()> {
+        let s = &self.stream;
         let n = k.n as u64;
         let desc = (k.order == Order::Descending) as u32;
         let grid = self.grid_stride_blocks(n, ELEMENTWISE_THREADS);
@@ -230,16 +502,23 @@ impl CudaBackend {
         let hist = dptr(&p.hist, s);
         let vbytes = k.n * k.value_bytes as usize;
 
-        self.launch(&p.kernels.to_radix, "keys_to_radix", grid, ELEMENTWISE_THREADS, 0, &[KArg::U64(io[0]), KArg::U64(a_keys), KArg::U64(n), KArg::U32(desc)])?;
-        if let Some(iota) = &p.kernels.iota {
+        self.launch(
+            &p.k.to_radix,
+            "keys_to_radix",
+            grid,
+            ELEMENTWISE_THREADS,
+            0,
+            &[KArg::U64(io[0]), KArg::U64(a_keys), KArg::U64(n), KArg::U32(desc)],
+        )?;
+        if let Some(iota) = &p.k.iota {
             self.launch(iota, "iota", grid, ELEMENTWISE_THREADS, 0, &[KArg::U64(a_vals), KArg::U64(n)])?;
-        } else if vbytes > 0 {
-            // SAFETY: both ranges are live device allocations of at least `vbytes` bytes.
-            unsafe { dres::memcpy_dtod_async(a_vals, io[1], vbytes, s.cu_stream()) }.map_err(|e| driver_err("cuMemcpyDtoDAsync", e))?;
+        } else {
+            self.dtod(a_vals, io[1], vbytes)?;
         }
         let mut shift = k.begin;
         while shift < k.end {
             let w = k.digit_bits.min(k.end - shift);
+            let tiles = p.tiles as u32;
             let args = [
                 KArg::U64(a_keys),
                 KArg::U64(a_vals),
@@ -249,10 +528,10 @@ impl CudaBackend {
                 KArg::U64(n),
                 KArg::U32(shift),
                 KArg::U32(w),
-                KArg::U32(p.tiles as u32),
+                KArg::U32(tiles),
             ];
-            self.launch(&p.kernels.local_sort, "three_phase_local_sort", p.tiles as u32, THREE_PHASE_THREADS, 0, &args)?;
-            self.enqueue_scan(&p.kernels.scan, hist, hist, p.tiles << w, false, &p.scan, 0)?;
+            self.launch(&p.k.local_sort, "three_phase_local_sort", tiles, THREE_PHASE_THREADS, 0, &args)?;
+            self.enqueue_scan(&p.k.scan, hist, hist, p.tiles << w, false, &p.scan, 0)?;
             let args = [
                 KArg::U64(t_keys),
                 KArg::U64(t_vals),
@@ -262,17 +541,20 @@ impl CudaBackend {
                 KArg::U64(n),
                 KArg::U32(shift),
                 KArg::U32(w),
-                KArg::U32(p.tiles as u32),
+                KArg::U32(tiles),
             ];
-            self.launch(&p.kernels.scatter, "three_phase_scatter", p.tiles as u32, THREE_PHASE_THREADS, 0, &args)?;
+            self.launch(&p.k.scatter, "three_phase_scatter", tiles, THREE_PHASE_THREADS, 0, &args)?;
             shift += w;
         }
-        self.launch(&p.kernels.from_radix, "radix_to_keys", grid, ELEMENTWISE_THREADS, 0, &[KArg::U64(a_keys), KArg::U64(io[2]), KArg::U64(n), KArg::U32(desc)])?;
-        if vbytes > 0 {
-            // SAFETY: as above.
-            unsafe { dres::memcpy_dtod_async(io[3], a_vals, vbytes, s.cu_stream()) }.map_err(|e| driver_err("cuMemcpyDtoDAsync", e))?;
-        }
-        Ok(())
+        self.launch(
+            &p.k.from_radix,
+            "radix_to_keys",
+            grid,
+            ELEMENTWISE_THREADS,
+            0,
+            &[KArg::U64(a_keys), KArg::U64(io[2]), KArg::U64(n), KArg::U32(desc)],
+        )?;
+        self.dtod(io[3], a_vals, vbytes)
     }
 
     /// Runs the plan on `io`: plain launches, or the graph (captured on first use for `io`).
@@ -325,9 +607,10 @@ impl CudaBackend {
     }
 
     fn plan_key<K: RadixKey>(&self, n: usize, value_bytes: u32, iota: bool, opts: &SortOptions) -> Result<PlanKey> {
-        let digit_bits = self.check_sort::<K>(n, value_bytes, opts)?;
+        let (design, digit_bits) = self.check_sort::<K>(n, value_bytes, opts)?;
         let (begin, end) = opts.bit_range(K::Bits::BITS);
         Ok(PlanKey {
+            design,
             key: K::DTYPE,
             value_bytes,
             iota,
@@ -356,8 +639,7 @@ impl CudaBackend {
             let kptr = p.keys_io.as_ref().map_or(0, |b| dptr(b, s));
             let vptr = p.vals_io.as_ref().map_or(0, |b| dptr(b, s));
             // Outputs go back into the staging buffers (the sequence reads its inputs first).
-            let vout = if p.key.iota { vptr } else { vptr };
-            self.run_plan(&mut p, [kptr, vptr, kptr, vout])?;
+            self.run_plan(&mut p, [kptr, vptr, kptr, vptr])?;
             if let Some(kio) = p.keys_io.as_ref() {
                 s.memcpy_dtoh(&kio.slice(0..key_bytes.len()), key_bytes).map_err(|e| driver_err("cuMemcpyDtoHAsync", e))?;
             }

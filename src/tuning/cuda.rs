@@ -31,3 +31,28 @@ pub const HIST_THREADS: u32 = 256;
 pub const HIST_SHARED_BYTES: u32 = 48 * 1024;
 /// Samples per launch of the 32-bit-counter histogram kernels (counts cannot overflow).
 pub const HIST_CHUNK: u64 = 1 << 31;
+
+/// Onesweep sort: threads per block (one per digit for the look-back needs >= 2^RADIX_BITS).
+pub const ONESWEEP_THREADS: u32 = 256;
+/// Onesweep sort: bits per digit pass (8: 4 passes for 32-bit keys, 256 warp counters).
+pub const ONESWEEP_RADIX_BITS: u32 = 8;
+/// Onesweep sort: keys per thread for keys-only 32-bit sorts (tile 3840, CUB's figure for
+/// recent GPUs); other shapes keep the tile's keys and values within the byte budget below.
+pub const ONESWEEP_ITEMS_MAX: u32 = 15;
+/// Onesweep sort: static shared memory for the staged tile's keys and values.
+pub const ONESWEEP_TILE_BYTES: u32 = 40 * 1024;
+/// Onesweep sort: from this length on, the up-front histogram is read back so that passes
+/// whose digit is the same for every key are skipped (a synchronisation costs ~10 us).
+pub const ONESWEEP_SKIP_MIN: usize = 1 << 20;
+
+/// Keys per thread of the onesweep sort for keys of `key_bytes` and values of `value_bytes`.
+pub const fn onesweep_items(key_bytes: u32, value_bytes: u32) -> u32 {
+    let per = ONESWEEP_TILE_BYTES / (ONESWEEP_THREADS * (key_bytes + value_bytes));
+    if per > ONESWEEP_ITEMS_MAX {
+        ONESWEEP_ITEMS_MAX
+    } else if per == 0 {
+        1
+    } else {
+        per
+    }
+}
