@@ -175,7 +175,7 @@ fn even_cases<T: TestSample>(ranges: &[(T, T, usize)]) {
                     Ok(h) => h,
                     Err(err) => panic!("bad test case [{lo:?}, {hi:?}) x {bins}: {err}"),
                 };
-                for a in histogram_variants(e) {
+                for a in bins_histogram_variants(e) {
                     let case = Case::new(
                         e,
                         format!("{a} even bins={bins} range=[{lo:?}, {hi:?})"),
@@ -216,7 +216,7 @@ fn range_cases<T: TestSample>(lo: T, hi: T, extra: &[Vec<T>]) {
             for &n in HIST_SIZES {
                 let data = samples(lo, hi, n, seed(n, 1000 + si as u64));
                 let expected = reference::histogram_range(&data, bounds).unwrap();
-                for a in histogram_variants(e) {
+                for a in bins_histogram_variants(e) {
                     let case = Case::new(
                         e,
                         format!(
@@ -480,6 +480,24 @@ fn bad_arguments_are_errors() {
                 e.histogram_range(&data_f32, &[0.0, f32::NAN, 2.0], a),
                 "NaN",
             );
+        }
+    }
+    // Byte-only variants refuse other sample types with an error, not a wrong answer.
+    for e in &engines() {
+        for a in histogram_variants(e) {
+            if BYTE_ONLY_HISTOGRAMS.contains(&a) {
+                let d: Vec<u16> = vec![1, 2, 3];
+                assert!(
+                    e.histogram_even(&d, 4, 0, 4, a).is_err(),
+                    "{} ran {a} on u16",
+                    engine_name(e)
+                );
+                assert!(
+                    e.histogram_range(&d, &[0, 2, 4], a).is_err(),
+                    "{} ran {a} on u16",
+                    engine_name(e)
+                );
+            }
         }
     }
     // Variants the CPU backend does not have are errors there, not silent fallbacks.

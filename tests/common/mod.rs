@@ -186,6 +186,23 @@ pub fn histogram_variants(e: &Engine) -> Vec<HistogramAlgorithm> {
     }
 }
 
+/// Histogram variants for even and range bins on `e`: on CUDA, the variants with a bins kernel.
+/// `global-atomic-u32` (CUDA Handbook Listing 16-3, 32-bit loads of bytes) and `warp-private`
+/// are byte-histogram designs; for other samples they must return `Unsupported`, which
+/// `histogram.rs` checks separately.
+pub fn bins_histogram_variants(e: &Engine) -> Vec<HistogramAlgorithm> {
+    histogram_variants(e)
+        .into_iter()
+        .filter(|a| !BYTE_ONLY_HISTOGRAMS.contains(a))
+        .collect()
+}
+
+/// The byte-only histogram variants (see [`bins_histogram_variants`]).
+pub const BYTE_ONLY_HISTOGRAMS: &[HistogramAlgorithm] = &[
+    HistogramAlgorithm::GlobalAtomicUnrolled,
+    HistogramAlgorithm::WarpPrivate,
+];
+
 /// Scan variants that run on `e`.
 pub fn scan_variants(e: &Engine) -> Vec<ScanAlgorithm> {
     if is_cuda(e) {
