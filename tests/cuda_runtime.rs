@@ -53,7 +53,10 @@ where
 fn same_bits<K: RadixKey>(a: &[K], b: &[K], what: &str) {
     assert_eq!(a.len(), b.len(), "{what}: length");
     if let Some(i) = (0..a.len()).find(|&i| a[i].to_radix() != b[i].to_radix()) {
-        panic!("{what}: first mismatch at {i}: got {:?}, expected {:?}", a[i], b[i]);
+        panic!(
+            "{what}: first mismatch at {i}: got {:?}, expected {:?}",
+            a[i], b[i]
+        );
     }
 }
 
@@ -74,7 +77,11 @@ fn three_phase_every_digit_width_and_launch_mode() {
                     }
                     let mut k = input.clone();
                     e.sort(&mut k, &o).unwrap();
-                    same_bits(&k, &reference::sort_keys(&input, &o), &format!("n={n} b={b} {launch} desc={desc}"));
+                    same_bits(
+                        &k,
+                        &reference::sort_keys(&input, &o),
+                        &format!("n={n} b={b} {launch} desc={desc}"),
+                    );
                     // Twice: the second call reuses the cached plan (and graph).
                     let mut k2 = input.clone();
                     e.sort(&mut k2, &o).unwrap();
@@ -95,7 +102,11 @@ fn pairs_are_stable_for_every_key_width() {
         // Few distinct keys: long runs of ties.
         let input: Vec<K> = keys::<K>(n, 7)
             .into_iter()
-            .map(|k| K::from_radix(<K::Bits as histosort::RadixBits>::from_u128(k.to_radix().to_u128_lossy() % 5)))
+            .map(|k| {
+                K::from_radix(<K::Bits as histosort::RadixBits>::from_u128(
+                    k.to_radix().to_u128_lossy() % 5,
+                ))
+            })
             .collect();
         let o = SortOptions::new();
         let mut k = input.clone();
@@ -134,22 +145,35 @@ fn device_resident_calls_leave_the_input_alone() {
     for launch in [LaunchMode::Stream, LaunchMode::Graph] {
         let o = SortOptions::new().launch(launch);
         g.sort_device(&input, &mut out, &o).unwrap();
-        same_bits(&out.download(g).unwrap(), &reference::sort_keys(&host, &o), "sort_device");
+        same_bits(
+            &out.download(g).unwrap(),
+            &reference::sort_keys(&host, &o),
+            "sort_device",
+        );
         assert_eq!(input.download(g).unwrap(), host, "input modified");
     }
     let mut inplace = DeviceBuffer::upload(g, &host).unwrap();
-    g.sort_device_in_place(&mut inplace, &SortOptions::new().descending()).unwrap();
-    same_bits(&inplace.download(g).unwrap(), &reference::sort_keys(&host, &SortOptions::new().descending()), "in place");
+    g.sort_device_in_place(&mut inplace, &SortOptions::new().descending())
+        .unwrap();
+    same_bits(
+        &inplace.download(g).unwrap(),
+        &reference::sort_keys(&host, &SortOptions::new().descending()),
+        "in place",
+    );
 
     let vals: Vec<u64> = (0..n as u64).collect();
     let vin = DeviceBuffer::upload(g, &vals).unwrap();
     let mut vout = DeviceBuffer::<u64>::alloc(g, n).unwrap();
-    g.sort_pairs_device(&input, &vin, &mut out, &mut vout, &SortOptions::new()).unwrap();
+    g.sort_pairs_device(&input, &vin, &mut out, &mut vout, &SortOptions::new())
+        .unwrap();
     let (rk, rv) = reference::sort_pairs(&host, &vals, &SortOptions::new());
     same_bits(&out.download(g).unwrap(), &rk, "pairs keys");
     assert_eq!(vout.download(g).unwrap(), rv);
 
-    let bytes: Vec<u8> = random_bits(1 << 20, 9).into_iter().map(|x| (x % 7) as u8).collect();
+    let bytes: Vec<u8> = random_bits(1 << 20, 9)
+        .into_iter()
+        .map(|x| (x % 7) as u8)
+        .collect();
     let db = DeviceBuffer::upload(g, &bytes).unwrap();
     for a in [
         HistogramAlgorithm::GlobalAtomic,
@@ -157,13 +181,23 @@ fn device_resident_calls_leave_the_input_alone() {
         HistogramAlgorithm::SharedPrivate,
         HistogramAlgorithm::WarpPrivate,
     ] {
-        assert_eq!(g.histogram_u8_device(&db, a).unwrap(), reference::histogram_u8(&bytes), "{a}");
+        assert_eq!(
+            g.histogram_u8_device(&db, a).unwrap(),
+            reference::histogram_u8(&bytes),
+            "{a}"
+        );
     }
-    let sc: Vec<u64> = random_bits(100_000, 4).into_iter().map(|x| x >> 20).collect();
+    let sc: Vec<u64> = random_bits(100_000, 4)
+        .into_iter()
+        .map(|x| x >> 20)
+        .collect();
     let dsc = DeviceBuffer::upload(g, &sc).unwrap();
     let mut dout = DeviceBuffer::<u64>::alloc(g, sc.len()).unwrap();
     g.scan_device(&dsc, &mut dout, ScanKind::Exclusive).unwrap();
-    assert_eq!(dout.download(g).unwrap(), reference::scan(&sc, ScanKind::Exclusive));
+    assert_eq!(
+        dout.download(g).unwrap(),
+        reference::scan(&sc, ScanKind::Exclusive)
+    );
 }
 
 #[test]
@@ -186,13 +220,108 @@ fn unsupported_requests_say_why_and_auto_falls_back() {
     let Some(e) = gpu() else { return };
     let mut k = vec![5u32, 4, 3];
     let err = e
-        .sort(&mut k, &SortOptions::new().algorithm(SortAlgorithm::ThreePhase).digit_bits(3))
+        .sort(
+            &mut k,
+            &SortOptions::new()
+                .algorithm(SortAlgorithm::ThreePhase)
+                .digit_bits(3),
+        )
         .unwrap_err();
     assert!(err.to_string().contains("1, 2, 4 or 8"), "{err}");
     // u128 keys: an explicit CUDA engine refuses, Auto runs them on the CPU.
     let mut big = vec![3u128, 1, 2];
-    assert!(matches!(e.sort(&mut big, &SortOptions::new()), Err(Error::Unsupported(_))));
+    assert!(matches!(
+        e.sort(&mut big, &SortOptions::new()),
+        Err(Error::Unsupported(_))
+    ));
     let auto = Engine::auto();
     auto.sort(&mut big, &SortOptions::new()).unwrap();
     assert_eq!(big, [1, 2, 3]);
+}
+
+/// The onesweep sort around its tile boundaries, for every key width, both orders, bit ranges,
+/// pairs and argsort; in place and out of place on the device.
+#[test]
+fn onesweep_tiles_orders_bit_ranges_and_pairs() {
+    let Some(e) = gpu() else { return };
+    let os = SortOptions::new().algorithm(SortAlgorithm::Onesweep);
+    let tile = |kb: u32, vb: u32| 256 * histosort::tuning::cuda::onesweep_items(kb, vb) as usize;
+    fn run<K: RadixKey>(e: &Engine, n: usize, o: &SortOptions)
+    where
+        K::Bits: TryFrom<u64>,
+    {
+        let input: Vec<K> = keys(n, 11 + n as u64);
+        let mut k = input.clone();
+        e.sort(&mut k, o).unwrap();
+        same_bits(&k, &reference::sort_keys(&input, o), &format!("{} n={n} {o:?}", K::DTYPE));
+        let mut k = input.clone();
+        let mut v: Vec<u64> = (0..n as u64).collect();
+        e.sort_pairs(&mut k, &mut v, o).unwrap();
+        let (rk, rv) = reference::sort_pairs(&input, &(0..n as u64).collect::<Vec<_>>(), o);
+        same_bits(&k, &rk, "pairs keys");
+        assert_eq!(v, rv, "{} n={n} payloads", K::DTYPE);
+        let p: Vec<u32> = e.argsort_as(&input, o).unwrap();
+        assert_eq!(p, reference::argsort::<K, u32>(&input, o), "argsort n={n}");
+    }
+    for t in [tile(4, 0), tile(4, 8)] {
+        for n in [t - 1, t, t + 1, 2 * t + 1, 5 * t + 3] {
+            for o in [os.clone(), os.clone().descending(), os.clone().bits(3, 19), os.clone().bits(8, 16)] {
+                run::<u32>(&e, n, &o);
+            }
+            run::<i32>(&e, n, &os.clone().launch(LaunchMode::Graph));
+        }
+    }
+    for n in [1000, tile(8, 0) + 1, 3 * tile(1, 0) + 5, 1 << 20] {
+        run::<u8>(&e, n, &os);
+        run::<i16>(&e, n, &os.clone().descending());
+        run::<f32>(&e, n, &os);
+        run::<u64>(&e, n, &os.clone().bits(13, 57));
+        run::<f64>(&e, n, &os.clone().descending());
+    }
+    // Large: 2^24 + 1 with pass skipping (keys that fit 20 bits skip the top pass).
+    let n = (1 << 24) + 1;
+    let input: Vec<u32> = keys::<u32>(n, 5).into_iter().map(|k| k >> 12).collect();
+    let mut k = input.clone();
+    e.sort(&mut k, &os).unwrap();
+    let mut r = input.clone();
+    r.sort_unstable();
+    assert_eq!(k, r, "2^24 + 1 keys below 2^20");
+    // All keys equal: every pass is skipped, pairs keep their order.
+    let input = vec![7u32; 1 << 21];
+    let mut k = input.clone();
+    let mut v: Vec<u32> = (0..input.len() as u32).collect();
+    e.sort_pairs(&mut k, &mut v, &os).unwrap();
+    assert_eq!(k, input);
+    assert!(v.iter().enumerate().all(|(i, &x)| x as usize == i));
+    // In place on the device with a single pass (bits [0, 8)) must not read what it wrote.
+    let g = e.cuda().unwrap();
+    let host: Vec<u32> = keys(1 << 20, 77);
+    let mut d = DeviceBuffer::upload(g, &host).unwrap();
+    let o = os.clone().bits(0, 8);
+    g.sort_device_in_place(&mut d, &o).unwrap();
+    same_bits(&d.download(g).unwrap(), &reference::sort_keys(&host, &o), "in place, one pass");
+}
+
+/// Lengths above 2^31 (run explicitly on a large GPU: `--ignored`): checked for order and
+/// against the input's multiset (a histogram of every key's low 16 bits and the key sum).
+#[test]
+#[ignore]
+fn onesweep_above_2_pow_31() {
+    let Some(e) = gpu() else { return };
+    let n: usize = (1usize << 31) + 12345;
+    let input: Vec<u32> = keys(n, 31);
+    let g = e.cuda().unwrap();
+    let d = DeviceBuffer::upload(g, &input).unwrap();
+    let mut out = DeviceBuffer::<u32>::alloc(g, n).unwrap();
+    g.sort_device(&d, &mut out, &SortOptions::new()).unwrap();
+    let sorted = out.download(g).unwrap();
+    assert!(sorted.windows(2).all(|w| w[0] <= w[1]), "not sorted");
+    let sum = |v: &[u32]| v.iter().fold(0u64, |a, &x| a.wrapping_add(x as u64));
+    assert_eq!(sum(&sorted), sum(&input));
+    let low = |v: &[u32]| {
+        let mut h = vec![0u64; 1 << 16];
+        v.iter().for_each(|&x| h[(x & 0xffff) as usize] += 1);
+        h
+    };
+    assert_eq!(low(&sorted), low(&input));
 }

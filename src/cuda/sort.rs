@@ -166,6 +166,11 @@ pub struct SortPlan {
     graph: Option<(CudaGraph, [u64; 4])>,
 }
 
+// SAFETY: a plan's CUDA graph may not be used from two threads at once; a plan is only ever
+// used through `&mut` (or after being taken out of the backend's mutex-guarded cache), so
+// moving it between threads never makes such use concurrent.
+unsafe impl Send for SortPlan {}
+
 impl SortPlan {
     /// Number of digit passes the plan runs (before any skipping).
     pub fn passes(&self) -> u32 {
