@@ -1,0 +1,362 @@
+//! `histosort hist`: a table (or JSON) of bin counts.
+
+use std::fmt::Display;
+use std::path::PathBuf;
+use std::str::FromStr;
+
+use clap::Args;
+use histosort::io::{Array, Element};
+use histosort::{DType, Engine, HistogramAlgorithm, Sample};
+use serde_json::{json, Value};
+
+use super::{fmt_count, fmt_duration, fmt_rate, read_input, timed, CliResult, Failure, Global};
+
+/// Bins when neither --bins nor --edges is given for data other than bytes.
+const DEFAULT_BINS: usize = 16;
+/// Width of the bar column.
+const BAR: usize = 30;
+
+#[derive(Args, Debug)]
+#[command(after_help = "\
+Examples:
+  histosort hist bytes.npy                       256 bins, one per byte value
+  histosort hist x.npy --bins 10 --range 0:1     10 even bins over [0, 1)
+  histosort hist x.npy --edges=-1,0,0.5,1 --json range bins [-1,0) [0,0.5) [0.5,1)
+
+Without --range, even bins span the data: [min, max] of its finite values.")]
+pub struct HistArgs {
+    /// The samples: a .npy file, or raw binary data with --dtype.
+    pub input: PathBuf,
+    /// Element type of a raw INPUT: u8 u16 u32 u64 i8 i16 i32 i64 f32 f64.
+    #[arg(long)]
+    pub dtype: Option<DType>,
+    /// Number of even bins (default: 256 for u8 data, else 16).
+    #[arg(long, value_name = "N")]
+    pub bins: Option<usize>,
+    /// Even bins over [LO, HI) (default: the data's range).
+    #[arg(
+        long,
+        value_name = "LO:HI",
+        allow_hyphen_values = true,
+        conflicts_with = "edges"
+    )]
+    pub range: Option<String>,
+    /// Range bins between these increasing boundaries: bin i is [e_i, e_i+1).
+    #[arg(
+        long,
+        value_name = "a,b,c",
+        allow_hyphen_values = true,
+        conflicts_with = "bins"
+    )]
+    pub edges: Option<String>,
+    /// Histogram variant: auto, cpu-private, global-atomic, shared, ...
+    #[arg(long, default_value = "auto", value_name = "NAME")]
+    pub algorithm: HistogramAlgorithm,
+    /// Print JSON: {dtype, n, kind, bins: [{bin, lower, upper, count}], counted, outside, nan}.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// A bin edge for printing: integers exactly, floats as floats.
+#[derive(Clone, Copy, Debug)]
+enum Edge {
+    Int(i128),
+    Float(f64),
+}
+
+impl Edge {
+    fn json(self) -> Value {
+        match self {
+            Edge::Int(i) => match (i64::try_from(i), u64::try_from(i)) {
+                (Ok(v), _) => json!(v),
+                (_, Ok(v)) => json!(v),
+                _ => json!(i as f64),
+            },
+            Edge::Float(f) if f.is_finite() => json!(f),
+            Edge::Float(f) => json!(f.to_string()),
+        }
+    }
+}
+
+impl Display for Edge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Edge::Int(i) => write!(f, "{i}"),
+            Edge::Float(x) => write!(f, "{x}"),
+        }
+    }
+}
+
+/// What the histogram command needs of a sample type beyond [`Sample`].
+trait HistSample: Sample + Element + FromStr {
+    fn edge(self) -> Edge;
+    /// The edges of `bins` even bins over `[lo, hi)`: `bins + 1` values.
+    fn even_edges(lo: Self, hi: Self, bins: usize) -> Vec<Edge>;
+    /// `[min, max]` of the data as an even-bin range `[lo, hi)` that holds them all (if the
+    /// type can express `hi`), and a bin count that suits it; or why there is none.
+    fn auto_range(data: &[Self], bins: usize) -> Result<(Self, Self, usize), String>;
+}
+
+macro_rules! int_hist {
+    ($($t:ty),*) => {$(
+        impl HistSample for $t {
+            fn edge(self) -> Edge {
+                Edge::Int(self as i128)
+            }
+            fn even_edges(lo: Self, hi: Self, bins: usize) -> Vec<Edge> {
+                // Bin i starts at the first x with floor((x - lo) * bins / range) >= i.
+                let (lo, range, b) = (lo as i128, hi as i128 - lo as i128, bins as i128);
+                (0..=b).map(|i| Edge::Int(lo + (i * range + b - 1) / b)).collect()
+            }
+            fn auto_range(data: &[Self], bins: usize) -> Result<(Self, Self, usize), String> {
+                let (Some(&min), Some(&max)) = (data.iter().min(), data.iter().max()) else {
+                    return Err("the input is empty".into());
+                };
+                // max + 1 when the type has it; else max itself sits just outside.
+                let hi = max.checked_add(1).unwrap_or(max);
+                let lo = if hi == min { min.saturating_sub(1) } else { min };
+                let span = (hi as i128 - lo as i128) as u128;
+                Ok((lo, hi, bins.min(span.min(usize::MAX as u128) as usize).max(1)))
+            }
+        }
+    )*};
+}
+int_hist!(u8, u16, u32, u64, i8, i16, i32, i64);
+
+macro_rules! float_hist {
+    ($($t:ty),*) => {$(
+        impl HistSample for $t {
+            fn edge(self) -> Edge {
+                Edge::Float(self as f64)
+            }
+            fn even_edges(lo: Self, hi: Self, bins: usize) -> Vec<Edge> {
+                let (lo, hi) = (lo as f64, hi as f64);
+                (0..=bins)
+                    .map(|i| Edge::Float(if i == bins { hi } else { lo + (hi - lo) * i as f64 / bins as f64 }))
+                    .collect()
+            }
+            fn auto_range(data: &[Self], bins: usize) -> Result<(Self, Self, usize), String> {
+                let mut it = data.iter().copied().filter(|x| x.is_finite());
+                let Some(first) = it.next() else {
+                    return Err("the input has no finite samples".into());
+                };
+                let (min, max) = it.fold((first, first), |(a, b), x| (a.min(x), b.max(x)));
+                // The next float above max, so that max falls inside [lo, hi).
+                let up = |x: $t| -> $t {
+                    if x == 0.0 {
+                        <$t>::from_bits(1)
+                    } else if x > 0.0 {
+                        <$t>::from_bits(x.to_bits() + 1)
+                    } else {
+                        <$t>::from_bits(x.to_bits() - 1)
+                    }
+                };
+                let hi = up(max);
+                if !hi.is_finite() || !(hi - min).is_finite() {
+                    return Err(format!(
+                        "the data's range [{min:e}, {max:e}] is too wide for even bins in {}",
+                        <Self as Sample>::DTYPE
+                    ));
+                }
+                Ok((min, hi, bins))
+            }
+        }
+    )*};
+}
+float_hist!(f32, f64);
+
+/// A computed histogram, ready to print.
+struct Report {
+    dtype: DType,
+    n: usize,
+    kind: &'static str,
+    edges: Vec<Edge>,
+    counts: Vec<u64>,
+    nan: u64,
+}
+
+fn parse_value<T: HistSample>(s: &str, what: &str) -> CliResult<T> {
+    s.trim().parse::<T>().map_err(|_| {
+        Failure::usage(format!(
+            "bad {what} '{s}': not a {} value",
+            <T as Sample>::DTYPE
+        ))
+    })
+}
+
+fn histogram<T: HistSample>(
+    engine: &Engine,
+    data: &[T],
+    args: &HistArgs,
+) -> CliResult<(Report, std::time::Duration)> {
+    let nan = data.iter().filter(|x| x.is_nan()).count() as u64;
+    let report = |kind, edges, counts| Report {
+        dtype: <T as Sample>::DTYPE,
+        n: data.len(),
+        kind,
+        edges,
+        counts,
+        nan,
+    };
+    if let Some(edges) = &args.edges {
+        let bounds = edges
+            .split(',')
+            .map(|e| parse_value::<T>(e, "edge"))
+            .collect::<CliResult<Vec<T>>>()?;
+        let (counts, t) = timed(|| engine.histogram_range(data, &bounds, args.algorithm));
+        let edges = bounds.iter().map(|b| b.edge()).collect();
+        return Ok((report("range", edges, counts?), t));
+    }
+    let (lo, hi, bins) = match &args.range {
+        Some(r) => {
+            let (lo, hi) = r.split_once(':').ok_or_else(|| {
+                Failure::usage(format!("bad range '{r}' (expected LO:HI, e.g. 0:1)"))
+            })?;
+            let lo = parse_value::<T>(lo, "range start")?;
+            let hi = parse_value::<T>(hi, "range end")?;
+            (lo, hi, args.bins.unwrap_or(DEFAULT_BINS))
+        }
+        None => {
+            let bins = args.bins.unwrap_or(DEFAULT_BINS);
+            T::auto_range(data, bins).map_err(|why| {
+                Failure::usage(format!(
+                    "{}: no default range for even bins: {why}; give --range LO:HI or --edges",
+                    args.input.display()
+                ))
+            })?
+        }
+    };
+    let (counts, t) = timed(|| engine.histogram_even(data, bins, lo, hi, args.algorithm));
+    Ok((report("even", T::even_edges(lo, hi, bins), counts?), t))
+}
+
+fn bytes_histogram(
+    engine: &Engine,
+    data: &[u8],
+    args: &HistArgs,
+) -> CliResult<(Report, std::time::Duration)> {
+    let (counts, t) = timed(|| engine.histogram_u8(data, args.algorithm));
+    let report = Report {
+        dtype: DType::U8,
+        n: data.len(),
+        kind: "bytes",
+        edges: (0..=256).map(Edge::Int).collect(),
+        counts: counts?,
+        nan: 0,
+    };
+    Ok((report, t))
+}
+
+pub fn run(args: HistArgs, g: &Global) -> CliResult {
+    let spinner = g
+        .progress()
+        .spinner(format!("reading {}", args.input.display()));
+    let data = read_input(&args.input, args.dtype)?;
+    let engine = g.engine()?;
+    spinner.set_message(format!("histogram of {} samples", fmt_count(data.len())));
+    let byte_bins = args.bins.is_none() && args.range.is_none() && args.edges.is_none();
+    let (report, elapsed) = match &data {
+        Array::U8(v) if byte_bins => bytes_histogram(&engine, v, &args)?,
+        Array::U8(v) => histogram(&engine, v, &args)?,
+        Array::U16(v) => histogram(&engine, v, &args)?,
+        Array::U32(v) => histogram(&engine, v, &args)?,
+        Array::U64(v) => histogram(&engine, v, &args)?,
+        Array::I8(v) => histogram(&engine, v, &args)?,
+        Array::I16(v) => histogram(&engine, v, &args)?,
+        Array::I32(v) => histogram(&engine, v, &args)?,
+        Array::I64(v) => histogram(&engine, v, &args)?,
+        Array::F32(v) => histogram(&engine, v, &args)?,
+        Array::F64(v) => histogram(&engine, v, &args)?,
+        Array::U128(_) | Array::I128(_) => {
+            return Err(Failure::new(format!(
+                "histograms of {} samples are not supported (supported: u8 u16 u32 u64 i8 i16 \
+                 i32 i64 f32 f64)",
+                data.dtype()
+            )))
+        }
+    };
+    spinner.finish();
+    if args.json {
+        print_json(&report, &args, &engine);
+    } else {
+        print_table(&report);
+    }
+    g.note(format!(
+        "histogram of {} {} samples into {} bins on {}: {}, {}",
+        fmt_count(report.n),
+        report.dtype,
+        report.counts.len(),
+        engine.describe(),
+        fmt_duration(elapsed),
+        fmt_rate(report.n, elapsed, "samples")
+    ));
+    Ok(())
+}
+
+fn print_table(r: &Report) {
+    let max = r.counts.iter().copied().max().unwrap_or(0).max(1);
+    let ranges: Vec<String> = (0..r.counts.len())
+        .map(|i| format!("[{}, {})", r.edges[i], r.edges[i + 1]))
+        .collect();
+    let rw = ranges
+        .iter()
+        .map(|s| s.chars().count())
+        .max()
+        .unwrap_or(5)
+        .max(5);
+    let cw = r
+        .counts
+        .iter()
+        .map(|c| c.to_string().len())
+        .max()
+        .unwrap_or(5)
+        .max(5);
+    let bw = r.counts.len().saturating_sub(1).to_string().len().max(3);
+    println!("{:>bw$}  {:<rw$}  {:>cw$}", "bin", "range", "count");
+    for (i, (&c, range)) in r.counts.iter().zip(&ranges).enumerate() {
+        // Round up so that any nonzero count shows at least a sliver.
+        let len = ((c as u128 * BAR as u128).div_ceil(max as u128)) as usize;
+        println!("{i:>bw$}  {range:<rw$}  {c:>cw$}  {}", "█".repeat(len));
+    }
+    let counted: u64 = r.counts.iter().sum();
+    let outside = r.n as u64 - counted;
+    let nan = if r.dtype.is_float() {
+        format!(" (NaN: {})", r.nan)
+    } else {
+        String::new()
+    };
+    println!(
+        "{} samples ({}), {} in bins, {} outside{nan}",
+        r.n, r.dtype, counted, outside
+    );
+}
+
+fn print_json(r: &Report, args: &HistArgs, engine: &Engine) {
+    let counted: u64 = r.counts.iter().sum();
+    let bins: Vec<Value> = r
+        .counts
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| {
+            json!({
+                "bin": i,
+                "lower": r.edges[i].json(),
+                "upper": r.edges[i + 1].json(),
+                "count": c,
+            })
+        })
+        .collect();
+    let doc = json!({
+        "input": args.input.display().to_string(),
+        "dtype": r.dtype.name(),
+        "n": r.n,
+        "kind": r.kind,
+        "algorithm": args.algorithm.name(),
+        "backend": engine.kind().name(),
+        "bins": bins,
+        "counted": counted,
+        "outside": r.n as u64 - counted,
+        "nan": r.nan,
+    });
+    println!("{doc:#}");
+}
