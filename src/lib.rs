@@ -29,6 +29,7 @@
 //! ```
 
 pub mod algorithm;
+pub mod bench;
 pub mod cpu;
 pub mod cuda;
 mod engine;

@@ -1,0 +1,407 @@
+// cub_bench: times NVIDIA CUB on the cases named on the command line, for `histosort bench
+// peers`. Each case generates its input on the device, runs CUB once and checks the result
+// (sortedness and payloads, bin totals, every prefix sum), then times warm-ups and samples
+// with cudaEvents, out of place from an input the loop never writes. One JSON line per case
+// goes to stdout with every sample:
+//
+//   cub_bench [--warmups W] [--samples S] [--seed X] CASE...
+//   CASE: sort-keys T N | sort-pairs T N | sort-keys-bits T N BEGIN END
+//         | histogram-even-u8 N DISTINCT | exclusive-sum u32 N | copy BYTES
+//   T: u32, u64 or f32 (sort-pairs: u32 keys with u32 values)
+//
+// Build: nvcc -O3 -std=c++17 -arch=sm_90 -o cub_bench cub_bench.cu
+
+#include <cub/cub.cuh>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Failure {
+  std::string message;
+};
+
+void check_cuda(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) {
+    throw Failure{std::string(what) + ": " + cudaGetErrorString(e)};
+  }
+}
+
+// SplitMix64 of (index, seed): a stateless generator, so every thread makes its own key.
+__host__ __device__ inline uint64_t mix64(uint64_t z) {
+  z += 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+template <typename T>
+__host__ __device__ inline T key_from_bits(uint64_t h);
+template <>
+__host__ __device__ inline uint32_t key_from_bits<uint32_t>(uint64_t h) { return (uint32_t)h; }
+template <>
+__host__ __device__ inline uint64_t key_from_bits<uint64_t>(uint64_t h) { return h; }
+template <>
+__host__ __device__ inline float key_from_bits<float>(uint64_t h) {
+  // Every bit pattern, NaN and infinities included, as histosort's uniform f32 keys.
+  uint32_t b = (uint32_t)h;
+  float f;
+  memcpy(&f, &b, sizeof f);
+  return f;
+}
+
+template <typename T>
+__global__ void fill_keys(T* out, size_t n, uint64_t seed) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+    out[i] = key_from_bits<T>(mix64(i ^ (seed << 1)));
+  }
+}
+
+__global__ void fill_iota(uint32_t* out, size_t n) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+    out[i] = (uint32_t)i;
+  }
+}
+
+// `distinct` different byte values (odd multiplier: distinct residues map to distinct bytes).
+__global__ void fill_bytes(uint8_t* out, size_t n, uint32_t distinct, uint64_t seed) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+    uint32_t j = (uint32_t)(mix64(i ^ (seed << 1)) % distinct);
+    out[i] = (uint8_t)(j * 37u + 11u);
+  }
+}
+
+__global__ void fill_small(uint32_t* out, size_t n, uint64_t seed) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+    out[i] = (uint32_t)(mix64(i ^ (seed << 1)) & 0xffffu);
+  }
+}
+
+const int kBlocks = 1024;
+const int kThreads = 256;
+
+// The order CUB sorts in: unsigned bits; floats through the usual sign flip, with -0.0 taken
+// as +0.0 (CUB treats the two zeros as equal keys).
+inline uint64_t order_bits(uint32_t k) { return k; }
+inline uint64_t order_bits(uint64_t k) { return k; }
+inline uint64_t order_bits(float k) {
+  uint32_t b;
+  memcpy(&b, &k, sizeof b);
+  if (b == 0x80000000u) b = 0;
+  return (b & 0x80000000u) ? (uint64_t)(~b) : (uint64_t)(b | 0x80000000u);
+}
+
+template <typename T>
+const char* type_name();
+template <>
+const char* type_name<uint32_t>() { return "u32"; }
+template <>
+const char* type_name<uint64_t>() { return "u64"; }
+template <>
+const char* type_name<float>() { return "f32"; }
+
+struct Timing {
+  int warmups = 5;
+  int samples = 20;
+  uint64_t seed = 0x5eed2026ull;
+};
+
+// Runs `op` once (the caller has checked it), then the warm-ups, then timed samples.
+template <typename Op>
+std::vector<float> time_op(const Timing& t, Op op) {
+  cudaEvent_t start, stop;
+  check_cuda(cudaEventCreate(&start), "cudaEventCreate");
+  check_cuda(cudaEventCreate(&stop), "cudaEventCreate");
+  for (int i = 0; i < t.warmups; ++i) op();
+  check_cuda(cudaDeviceSynchronize(), "warm-up");
+  std::vector<float> v;
+  for (int i = 0; i < t.samples; ++i) {
+    check_cuda(cudaEventRecord(start), "cudaEventRecord");
+    op();
+    check_cuda(cudaEventRecord(stop), "cudaEventRecord");
+    check_cuda(cudaEventSynchronize(stop), "cudaEventSynchronize");
+    float ms = 0;
+    check_cuda(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+    v.push_back(ms);
+  }
+  check_cuda(cudaGetLastError(), "timed runs");
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  return v;
+}
+
+void print_result(const std::string& fields, size_t temp_bytes, const std::string& check, const std::vector<float>& times) {
+  printf("{%s,\"ok\":true,\"temp_bytes\":%zu,\"check\":\"%s\",\"times_ms\":[", fields.c_str(), temp_bytes, check.c_str());
+  for (size_t i = 0; i < times.size(); ++i) printf("%s%.6f", i ? "," : "", times[i]);
+  printf("]}\n");
+  fflush(stdout);
+}
+
+void print_error(const std::string& fields, const std::string& message) {
+  std::string m;
+  for (char c : message) {
+    if (c == '"' || c == '\\') m += '\\';
+    m += (c == '\n') ? ' ' : c;
+  }
+  printf("{%s,\"ok\":false,\"error\":\"%s\"}\n", fields.c_str(), m.c_str());
+  fflush(stdout);
+}
+
+std::string case_fields(const char* name, const char* dtype, size_t n, int begin_bit, int end_bit, int distinct) {
+  char buf[256];
+  snprintf(buf, sizeof buf, "\"case\":\"%s\",\"dtype\":\"%s\",\"n\":%zu,\"begin_bit\":%d,\"end_bit\":%d,\"distinct\":%d", name, dtype, n, begin_bit, end_bit, distinct);
+  return buf;
+}
+
+template <typename T>
+void sort_case(const Timing& t, size_t n, bool pairs, int begin_bit, int end_bit) {
+  const int bits = (int)(sizeof(T) * 8);
+  if (end_bit < 0) end_bit = bits;
+  const char* name = pairs ? "sort-pairs" : (begin_bit == 0 && end_bit == bits ? "sort-keys" : "sort-keys-bits");
+  std::string fields = case_fields(name, type_name<T>(), n, begin_bit, end_bit, 0);
+  T *keys_in = nullptr, *keys_out = nullptr;
+  uint32_t *vals_in = nullptr, *vals_out = nullptr;
+  void* temp = nullptr;
+  try {
+    check_cuda(cudaMalloc(&keys_in, n * sizeof(T)), "cudaMalloc keys");
+    check_cuda(cudaMalloc(&keys_out, n * sizeof(T)), "cudaMalloc keys");
+    if (pairs) {
+      check_cuda(cudaMalloc(&vals_in, n * sizeof(uint32_t)), "cudaMalloc values");
+      check_cuda(cudaMalloc(&vals_out, n * sizeof(uint32_t)), "cudaMalloc values");
+      fill_iota<<<kBlocks, kThreads>>>(vals_in, n);
+    }
+    fill_keys<T><<<kBlocks, kThreads>>>(keys_in, n, t.seed);
+    check_cuda(cudaGetLastError(), "fill");
+    const int num = (int)n;
+    size_t temp_bytes = 0;
+    if (pairs) {
+      check_cuda(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, keys_in, keys_out, vals_in, vals_out, num, begin_bit, end_bit), "SortPairs (size)");
+    } else {
+      check_cuda(cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes, keys_in, keys_out, num, begin_bit, end_bit), "SortKeys (size)");
+    }
+    check_cuda(cudaMalloc(&temp, temp_bytes > 0 ? temp_bytes : 1), "cudaMalloc temp");
+    auto op = [&]() {
+      size_t bytes = temp_bytes;
+      if (pairs) {
+        check_cuda(cub::DeviceRadixSort::SortPairs(temp, bytes, keys_in, keys_out, vals_in, vals_out, num, begin_bit, end_bit), "SortPairs");
+      } else {
+        check_cuda(cub::DeviceRadixSort::SortKeys(temp, bytes, keys_in, keys_out, num, begin_bit, end_bit), "SortKeys");
+      }
+    };
+    op();
+    check_cuda(cudaDeviceSynchronize(), "first sort");
+    // Check: the bits [begin, end) never decrease; for pairs every value points at an input
+    // key equal to its key, and ties keep increasing values (stability).
+    std::vector<T> in(n), out(n);
+    check_cuda(cudaMemcpy(in.data(), keys_in, n * sizeof(T), cudaMemcpyDeviceToHost), "copy back");
+    check_cuda(cudaMemcpy(out.data(), keys_out, n * sizeof(T), cudaMemcpyDeviceToHost), "copy back");
+    std::vector<uint32_t> vals;
+    if (pairs) {
+      vals.resize(n);
+      check_cuda(cudaMemcpy(vals.data(), vals_out, n * sizeof(uint32_t), cudaMemcpyDeviceToHost), "copy back");
+    }
+    const uint64_t width = (uint64_t)(end_bit - begin_bit);
+    const uint64_t mask = width >= 64 ? ~0ull : ((1ull << width) - 1);
+    auto digit = [&](T k) { return (order_bits(k) >> begin_bit) & mask; };
+    for (size_t i = 1; i < n; ++i) {
+      if (digit(out[i - 1]) > digit(out[i])) throw Failure{"output not sorted at element " + std::to_string(i)};
+    }
+    if (pairs) {
+      for (size_t i = 0; i < n; ++i) {
+        if (vals[i] >= n || memcmp(&in[vals[i]], &out[i], sizeof(T)) != 0) throw Failure{"payload does not match its key at element " + std::to_string(i)};
+        if (i > 0 && digit(out[i - 1]) == digit(out[i]) && vals[i - 1] >= vals[i]) throw Failure{"not stable at element " + std::to_string(i)};
+      }
+    }
+    std::vector<float> times = time_op(t, op);
+    print_result(fields, temp_bytes, pairs ? "sorted, payloads and stability" : "sorted", times);
+  } catch (const Failure& f) {
+    print_error(fields, f.message);
+  }
+  cudaFree(keys_in);
+  cudaFree(keys_out);
+  cudaFree(vals_in);
+  cudaFree(vals_out);
+  cudaFree(temp);
+  cudaGetLastError();
+}
+
+void histogram_case(const Timing& t, size_t n, int distinct) {
+  std::string fields = case_fields("histogram-even-u8", "u8", n, 0, 0, distinct);
+  uint8_t* samples = nullptr;
+  unsigned int* hist = nullptr;
+  void* temp = nullptr;
+  try {
+    if (distinct < 1 || distinct > 256) throw Failure{"distinct must be 1 to 256"};
+    check_cuda(cudaMalloc(&samples, n), "cudaMalloc samples");
+    check_cuda(cudaMalloc(&hist, 256 * sizeof(unsigned int)), "cudaMalloc histogram");
+    fill_bytes<<<kBlocks, kThreads>>>(samples, n, (uint32_t)distinct, t.seed);
+    check_cuda(cudaGetLastError(), "fill");
+    const int num = (int)n;
+    const int levels = 257;
+    const int lower = 0, upper = 256;
+    size_t temp_bytes = 0;
+    check_cuda(cub::DeviceHistogram::HistogramEven(nullptr, temp_bytes, samples, hist, levels, lower, upper, num), "HistogramEven (size)");
+    check_cuda(cudaMalloc(&temp, temp_bytes > 0 ? temp_bytes : 1), "cudaMalloc temp");
+    auto op = [&]() {
+      size_t bytes = temp_bytes;
+      check_cuda(cub::DeviceHistogram::HistogramEven(temp, bytes, samples, hist, levels, lower, upper, num), "HistogramEven");
+    };
+    op();
+    check_cuda(cudaDeviceSynchronize(), "first histogram");
+    std::vector<unsigned int> h(256);
+    check_cuda(cudaMemcpy(h.data(), hist, 256 * sizeof(unsigned int), cudaMemcpyDeviceToHost), "copy back");
+    uint64_t total = 0;
+    int nonzero = 0;
+    for (unsigned int c : h) {
+      total += c;
+      nonzero += c > 0;
+    }
+    if (total != n) throw Failure{"bins sum to " + std::to_string(total) + ", not " + std::to_string(n)};
+    if (n >= 4096 && nonzero != distinct) throw Failure{std::to_string(nonzero) + " bins used, expected " + std::to_string(distinct)};
+    std::vector<float> times = time_op(t, op);
+    print_result(fields, temp_bytes, "bin total and bins used", times);
+  } catch (const Failure& f) {
+    print_error(fields, f.message);
+  }
+  cudaFree(samples);
+  cudaFree(hist);
+  cudaFree(temp);
+  cudaGetLastError();
+}
+
+void scan_case(const Timing& t, size_t n) {
+  std::string fields = case_fields("exclusive-sum", "u32", n, 0, 0, 0);
+  uint32_t *in = nullptr, *out = nullptr;
+  void* temp = nullptr;
+  try {
+    check_cuda(cudaMalloc(&in, n * sizeof(uint32_t)), "cudaMalloc in");
+    check_cuda(cudaMalloc(&out, n * sizeof(uint32_t)), "cudaMalloc out");
+    fill_small<<<kBlocks, kThreads>>>(in, n, t.seed);
+    check_cuda(cudaGetLastError(), "fill");
+    const int num = (int)n;
+    size_t temp_bytes = 0;
+    check_cuda(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, in, out, num), "ExclusiveSum (size)");
+    check_cuda(cudaMalloc(&temp, temp_bytes > 0 ? temp_bytes : 1), "cudaMalloc temp");
+    auto op = [&]() {
+      size_t bytes = temp_bytes;
+      check_cuda(cub::DeviceScan::ExclusiveSum(temp, bytes, in, out, num), "ExclusiveSum");
+    };
+    op();
+    check_cuda(cudaDeviceSynchronize(), "first scan");
+    std::vector<uint32_t> a(n), b(n);
+    check_cuda(cudaMemcpy(a.data(), in, n * sizeof(uint32_t), cudaMemcpyDeviceToHost), "copy back");
+    check_cuda(cudaMemcpy(b.data(), out, n * sizeof(uint32_t), cudaMemcpyDeviceToHost), "copy back");
+    uint32_t sum = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (b[i] != sum) throw Failure{"prefix sum wrong at element " + std::to_string(i)};
+      sum += a[i];
+    }
+    std::vector<float> times = time_op(t, op);
+    print_result(fields, temp_bytes, "every element", times);
+  } catch (const Failure& f) {
+    print_error(fields, f.message);
+  }
+  cudaFree(in);
+  cudaFree(out);
+  cudaFree(temp);
+  cudaGetLastError();
+}
+
+void copy_case(const Timing& t, size_t bytes) {
+  std::string fields = case_fields("copy", "u8", bytes, 0, 0, 0);
+  void *src = nullptr, *dst = nullptr;
+  try {
+    check_cuda(cudaMalloc(&src, bytes), "cudaMalloc");
+    check_cuda(cudaMalloc(&dst, bytes), "cudaMalloc");
+    check_cuda(cudaMemset(src, 1, bytes), "cudaMemset");
+    auto op = [&]() { check_cuda(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice), "cudaMemcpyAsync"); };
+    op();
+    check_cuda(cudaDeviceSynchronize(), "first copy");
+    std::vector<float> times = time_op(t, op);
+    print_result(fields, 0, "none", times);
+  } catch (const Failure& f) {
+    print_error(fields, f.message);
+  }
+  cudaFree(src);
+  cudaFree(dst);
+  cudaGetLastError();
+}
+
+size_t parse_size(const char* s) { return (size_t)strtoull(s, nullptr, 10); }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Timing t;
+  int i = 1;
+  for (; i + 1 < argc && argv[i][0] == '-' && argv[i][1] == '-'; i += 2) {
+    if (!strcmp(argv[i], "--warmups")) t.warmups = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--samples")) t.samples = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--seed")) t.seed = strtoull(argv[i + 1], nullptr, 10);
+    else {
+      fprintf(stderr, "unknown option %s\n", argv[i]);
+      return 2;
+    }
+  }
+  int device = 0;
+  cudaDeviceProp prop;
+  if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
+    fprintf(stderr, "no CUDA device\n");
+    return 1;
+  }
+  int runtime = 0;
+  cudaRuntimeGetVersion(&runtime);
+  printf("{\"info\":true,\"device\":\"%s\",\"cub_version\":%d,\"cuda_runtime\":%d,\"warmups\":%d,\"samples\":%d}\n", prop.name, (int)CUB_VERSION, runtime, t.warmups, t.samples);
+  fflush(stdout);
+  while (i < argc) {
+    std::string c = argv[i];
+    auto need = [&](int k) {
+      if (i + k >= argc) {
+        fprintf(stderr, "case %s needs %d arguments\n", c.c_str(), k);
+        exit(2);
+      }
+    };
+    if (c == "sort-keys" || c == "sort-pairs") {
+      need(2);
+      std::string ty = argv[i + 1];
+      size_t n = parse_size(argv[i + 2]);
+      bool pairs = c == "sort-pairs";
+      if (ty == "u32") sort_case<uint32_t>(t, n, pairs, 0, -1);
+      else if (ty == "u64" && !pairs) sort_case<uint64_t>(t, n, false, 0, -1);
+      else if (ty == "f32" && !pairs) sort_case<float>(t, n, false, 0, -1);
+      else print_error(case_fields(c.c_str(), ty.c_str(), n, 0, 0, 0), "unsupported key type");
+      i += 3;
+    } else if (c == "sort-keys-bits") {
+      need(4);
+      std::string ty = argv[i + 1];
+      size_t n = parse_size(argv[i + 2]);
+      int b = atoi(argv[i + 3]), e = atoi(argv[i + 4]);
+      if (ty == "u32") sort_case<uint32_t>(t, n, false, b, e);
+      else if (ty == "u64") sort_case<uint64_t>(t, n, false, b, e);
+      else print_error(case_fields(c.c_str(), ty.c_str(), n, b, e, 0), "unsupported key type");
+      i += 5;
+    } else if (c == "histogram-even-u8") {
+      need(2);
+      histogram_case(t, parse_size(argv[i + 1]), atoi(argv[i + 2]));
+      i += 3;
+    } else if (c == "exclusive-sum") {
+      need(2);
+      scan_case(t, parse_size(argv[i + 2]));
+      i += 3;
+    } else if (c == "copy") {
+      need(1);
+      copy_case(t, parse_size(argv[i + 1]));
+      i += 2;
+    } else {
+      fprintf(stderr, "unknown case %s\n", c.c_str());
+      return 2;
+    }
+  }
+  return 0;
+}

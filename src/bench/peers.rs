@@ -1,0 +1,612 @@
+//! The peers: NVIDIA CUB measured in the same run through a small C++ program
+//! (`bench/cub/cub_bench.cu`, embedded here), compiled with `nvcc` when it is on PATH.
+//!
+//! The program prints one JSON line per case with every sample (see the file's header); this
+//! module builds it (cached by source, nvcc version and architecture), runs it, parses its
+//! lines into records with implementation `cub`, measures histosort on the same cases, and
+//! prints the ratio table.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use super::data::HistInput;
+use super::gpu::{self, SortData, SortVariant};
+use super::record::Record;
+use super::stats::speedup;
+use super::table::{self, Table};
+use super::Run;
+use crate::cuda::CudaBackend;
+use crate::error::{Error, Result};
+use crate::gen::Distribution;
+use crate::options::SortOptions;
+
+/// The peer program's source, so the release binary works from any directory.
+pub const CUB_SOURCE: &str = include_str!("../../bench/cub/cub_bench.cu");
+
+/// One case of the peers suite, as the CUB program takes it on its command line.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PeerCase {
+    SortKeys { dtype: &'static str, n: usize },
+    SortPairs { n: usize },
+    SortKeysBits { n: usize, begin: u32, end: u32 },
+    Histogram { n: usize, distinct: u32 },
+    ExclusiveSum { n: usize },
+    Copy { bytes: usize },
+}
+
+impl PeerCase {
+    /// The case's arguments to `cub_bench`.
+    pub fn args(&self) -> Vec<String> {
+        match self {
+            PeerCase::SortKeys { dtype, n } => {
+                vec!["sort-keys".into(), dtype.to_string(), n.to_string()]
+            }
+            PeerCase::SortPairs { n } => vec!["sort-pairs".into(), "u32".into(), n.to_string()],
+            PeerCase::SortKeysBits { n, begin, end } => vec![
+                "sort-keys-bits".into(),
+                "u32".into(),
+                n.to_string(),
+                begin.to_string(),
+                end.to_string(),
+            ],
+            PeerCase::Histogram { n, distinct } => vec![
+                "histogram-even-u8".into(),
+                n.to_string(),
+                distinct.to_string(),
+            ],
+            PeerCase::ExclusiveSum { n } => {
+                vec!["exclusive-sum".into(), "u32".into(), n.to_string()]
+            }
+            PeerCase::Copy { bytes } => vec!["copy".into(), bytes.to_string()],
+        }
+    }
+
+    /// A short label for tables: `sort-keys u32`, `histogram distinct-8`.
+    pub fn label(&self) -> String {
+        match self {
+            PeerCase::SortKeys { dtype, .. } => format!("sort-keys {dtype}"),
+            PeerCase::SortPairs { .. } => "sort-pairs u32/u32".into(),
+            PeerCase::SortKeysBits { begin, end, .. } => {
+                format!("sort-keys u32 bits [{begin},{end})")
+            }
+            PeerCase::Histogram { distinct, .. } => format!("histogram u8 distinct-{distinct}"),
+            PeerCase::ExclusiveSum { .. } => "exclusive-sum u32".into(),
+            PeerCase::Copy { .. } => "copy".into(),
+        }
+    }
+
+    fn n(&self) -> usize {
+        match self {
+            PeerCase::SortKeys { n, .. }
+            | PeerCase::SortPairs { n }
+            | PeerCase::SortKeysBits { n, .. }
+            | PeerCase::Histogram { n, .. }
+            | PeerCase::ExclusiveSum { n } => *n,
+            PeerCase::Copy { bytes } => *bytes,
+        }
+    }
+}
+
+/// The cases: the anchors of issues 4 to 6 (full), or a small subset (quick). `sizes`
+/// replaces the sort sizes.
+pub fn cases(quick: bool, sizes: Option<&[usize]>) -> Vec<PeerCase> {
+    let mut v = Vec::new();
+    let (keys, pairs, wide, hist): (Vec<usize>, Vec<usize>, Vec<usize>, Vec<usize>) =
+        match (quick, sizes) {
+            (_, Some(s)) => (s.to_vec(), s.to_vec(), s.to_vec(), vec![64 << 20]),
+            (true, None) => (
+                vec![1 << 16, 1 << 20, 1 << 24],
+                vec![1 << 24],
+                vec![1 << 22],
+                vec![64 << 20],
+            ),
+            (false, None) => (
+                vec![1 << 12, 1 << 16, 1 << 20, 1 << 24, 1 << 26, 1 << 28],
+                vec![1 << 24, 1 << 26],
+                vec![1 << 24],
+                vec![64 << 20, 1 << 30],
+            ),
+        };
+    for &n in &keys {
+        v.push(PeerCase::SortKeys { dtype: "u32", n });
+    }
+    for &n in &pairs {
+        v.push(PeerCase::SortPairs { n });
+    }
+    for &n in &wide {
+        v.push(PeerCase::SortKeys { dtype: "u64", n });
+    }
+    let big = *keys.iter().max().unwrap_or(&(1 << 20));
+    v.push(PeerCase::SortKeys {
+        dtype: "f32",
+        n: big,
+    });
+    v.push(PeerCase::SortKeysBits {
+        n: big,
+        begin: 0,
+        end: 16,
+    });
+    for &n in &hist {
+        for distinct in [256, 8, 1] {
+            v.push(PeerCase::Histogram { n, distinct });
+        }
+    }
+    v.push(PeerCase::ExclusiveSum { n: big });
+    v.push(PeerCase::Copy { bytes: big * 4 });
+    v
+}
+
+/// One line of the CUB program's output.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct CubLine {
+    pub case: String,
+    pub dtype: String,
+    pub n: u64,
+    #[serde(default)]
+    pub begin_bit: i32,
+    #[serde(default)]
+    pub end_bit: i32,
+    #[serde(default)]
+    pub distinct: u32,
+    pub ok: bool,
+    #[serde(default)]
+    pub error: Option<String>,
+    #[serde(default)]
+    pub check: Option<String>,
+    #[serde(default)]
+    pub temp_bytes: u64,
+    #[serde(default)]
+    pub times_ms: Vec<f64>,
+}
+
+/// What the program printed: its info line (CUB version, device) and the case lines. Lines
+/// that are not JSON objects (warnings) are skipped; a malformed case line is an error.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CubOutput {
+    pub cub_version: Option<u64>,
+    pub cuda_runtime: Option<u64>,
+    pub device: Option<String>,
+    pub lines: Vec<CubLine>,
+}
+
+pub fn parse_cub_output(text: &str) -> Result<CubOutput> {
+    let mut out = CubOutput::default();
+    for (i, line) in text.lines().enumerate() {
+        let l = line.trim();
+        if !l.starts_with('{') {
+            continue;
+        }
+        let v: serde_json::Value = serde_json::from_str(l)
+            .map_err(|e| Error::invalid(format!("cub_bench output line {}: {e}: {l}", i + 1)))?;
+        if v.get("info").is_some() {
+            out.cub_version = v.get("cub_version").and_then(|x| x.as_u64());
+            out.cuda_runtime = v.get("cuda_runtime").and_then(|x| x.as_u64());
+            out.device = v.get("device").and_then(|x| x.as_str()).map(String::from);
+            continue;
+        }
+        let c: CubLine = serde_json::from_value(v)
+            .map_err(|e| Error::invalid(format!("cub_bench output line {}: {e}: {l}", i + 1)))?;
+        out.lines.push(c);
+    }
+    Ok(out)
+}
+
+/// `CUB_VERSION` as `3.0.0` (major * 100000 + minor * 100 + patch).
+pub fn cub_version_string(v: u64) -> String {
+    format!("{}.{}.{}", v / 100_000, v / 100 % 1000, v % 100)
+}
+
+impl CubLine {
+    /// The record of this line, or `None` with the reason when CUB failed.
+    pub fn to_record(&self) -> std::result::Result<Record, String> {
+        if !self.ok {
+            return Err(self.error.clone().unwrap_or_else(|| "failed".into()));
+        }
+        let n = self.n as f64;
+        let (variant, dist, work, unit) = match self.case.as_str() {
+            "sort-keys" | "sort-keys-bits" => (
+                "DeviceRadixSort::SortKeys",
+                "uniform".to_string(),
+                n,
+                "Gkeys/s",
+            ),
+            "sort-pairs" => (
+                "DeviceRadixSort::SortPairs",
+                "uniform".to_string(),
+                n,
+                "Gpairs/s",
+            ),
+            "histogram-even-u8" => (
+                "DeviceHistogram::HistogramEven",
+                distinct_name(self.distinct),
+                n,
+                "GB/s",
+            ),
+            "exclusive-sum" => (
+                "DeviceScan::ExclusiveSum",
+                "uniform-16bit".to_string(),
+                8.0 * n,
+                "GB/s",
+            ),
+            "copy" => ("cudaMemcpyAsync", "-".to_string(), 2.0 * n, "GB/s"),
+            other => return Err(format!("unknown case '{other}'")),
+        };
+        let dtype = if self.case == "sort-pairs" {
+            format!("{}/u32", self.dtype)
+        } else {
+            self.dtype.clone()
+        };
+        let r = Record::from_samples(
+            "peers",
+            variant,
+            "cub",
+            &dtype,
+            self.n,
+            &dist,
+            self.times_ms.clone(),
+            work,
+            unit,
+        )
+        .map_err(|e| e.to_string())?
+        .with("temp_bytes", self.temp_bytes)
+        .with("check", self.check.clone().unwrap_or_default());
+        Ok(match self.case.as_str() {
+            "sort-keys-bits" => r
+                .with("begin_bit", self.begin_bit)
+                .with("end_bit", self.end_bit),
+            "histogram-even-u8" => r.with("distinct", self.distinct).with("bins", 256),
+            _ => r,
+        })
+    }
+
+    fn matches(&self, c: &PeerCase) -> bool {
+        let a = c.args();
+        let name = a.first().map(String::as_str).unwrap_or("");
+        if self.case != name || self.n != c.n() as u64 {
+            return false;
+        }
+        match c {
+            PeerCase::SortKeys { dtype, .. } => self.dtype == *dtype,
+            PeerCase::Histogram { distinct, .. } => self.distinct == *distinct,
+            PeerCase::SortKeysBits { begin, end, .. } => {
+                self.begin_bit == *begin as i32 && self.end_bit == *end as i32
+            }
+            _ => true,
+        }
+    }
+}
+
+fn distinct_name(d: u32) -> String {
+    if d >= 256 {
+        "uniform".into()
+    } else {
+        format!("distinct-{d}")
+    }
+}
+
+fn fnv(data: &[u8]) -> u64 {
+    data.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+        (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// Compiles the CUB program for compute capability `cc` with nvcc, or reuses the binary
+/// cached for the same source, nvcc and architecture. Returns the binary and the command.
+pub fn build_cub(cc: (i32, i32), nvcc_version: &str) -> Result<(PathBuf, String)> {
+    let arch = format!("sm_{}{}", cc.0, cc.1);
+    let key = fnv(format!("{CUB_SOURCE}\n{nvcc_version}\n{arch}").as_bytes());
+    let dir = crate::cuda::compile::cache_dir()
+        .unwrap_or_else(std::env::temp_dir)
+        .join("cub_bench");
+    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+    let bin = dir.join(format!("cub_bench-{arch}-{key:016x}"));
+    let tmp = tempfile::tempdir_in(&dir).map_err(|e| Error::io(&dir, e))?;
+    let src = tmp.path().join("cub_bench.cu");
+    let out = tmp.path().join("cub_bench");
+    let cmd = format!(
+        "nvcc -O3 -std=c++17 -arch={arch} -o {} {}",
+        out.display(),
+        src.display()
+    );
+    if bin.is_file() {
+        return Ok((bin, format!("{cmd} (cached)")));
+    }
+    std::fs::write(&src, CUB_SOURCE).map_err(|e| Error::io(&src, e))?;
+    let o = std::process::Command::new("nvcc")
+        .args(["-O3", "-std=c++17", &format!("-arch={arch}"), "-o"])
+        .arg(&out)
+        .arg(&src)
+        .output()
+        .map_err(|e| Error::io("nvcc", e))?;
+    if !o.status.success() {
+        return Err(Error::Validation(format!(
+            "nvcc failed to build the CUB peer ({cmd}):\n{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )));
+    }
+    std::fs::rename(&out, &bin)
+        .or_else(|_| std::fs::copy(&out, &bin).map(|_| ()))
+        .map_err(|e| Error::io(&bin, e))?;
+    Ok((bin, cmd))
+}
+
+/// Runs the CUB program on `cases`.
+pub fn run_cub(
+    bin: &Path,
+    cases: &[PeerCase],
+    warmups: usize,
+    samples: usize,
+    seed: u64,
+) -> Result<CubOutput> {
+    let mut cmd = std::process::Command::new(bin);
+    cmd.args([
+        "--warmups",
+        &warmups.to_string(),
+        "--samples",
+        &samples.to_string(),
+        "--seed",
+        &seed.to_string(),
+    ]);
+    for c in cases {
+        cmd.args(c.args());
+    }
+    let o = cmd.output().map_err(|e| Error::io(bin, e))?;
+    let text = String::from_utf8_lossy(&o.stdout);
+    let parsed = parse_cub_output(&text)?;
+    if !o.status.success() && parsed.lines.is_empty() {
+        return Err(Error::Validation(format!(
+            "the CUB peer exited with {}: {}",
+            o.status,
+            String::from_utf8_lossy(&o.stderr)
+        )));
+    }
+    Ok(parsed)
+}
+
+/// histosort on one peer case (the default variant of each primitive).
+fn histosort_case(run: &mut Run, b: &CudaBackend, c: &PeerCase) -> Result<Record> {
+    let m = run.cfg.method(true);
+    let auto = SortVariant {
+        name: "auto".into(),
+        opts: SortOptions::new(),
+    };
+    let seed = run.cfg.seed;
+    let r = match c {
+        PeerCase::SortKeys { dtype: "u64", n } => {
+            let d = SortData::<u64>::new(b, *n, false, Distribution::Uniform, seed, &auto.opts)?;
+            gpu::time_sort(run, b, &d, "peers", &auto, &m, 1)?
+        }
+        PeerCase::SortKeys { dtype: "f32", n } => {
+            let d = SortData::<f32>::new(b, *n, false, Distribution::Uniform, seed, &auto.opts)?;
+            gpu::time_sort(run, b, &d, "peers", &auto, &m, 1)?
+        }
+        PeerCase::SortKeys { n, .. } => {
+            let d = SortData::<u32>::new(b, *n, false, Distribution::Uniform, seed, &auto.opts)?;
+            gpu::time_sort(run, b, &d, "peers", &auto, &m, 1)?
+        }
+        PeerCase::SortPairs { n } => {
+            let d = SortData::<u32>::new(b, *n, true, Distribution::Uniform, seed, &auto.opts)?;
+            gpu::time_sort(run, b, &d, "peers", &auto, &m, 1)?
+        }
+        PeerCase::SortKeysBits { n, begin, end } => {
+            let v = SortVariant {
+                name: "auto".into(),
+                opts: SortOptions::new().bits(*begin, *end),
+            };
+            let d = SortData::<u32>::new(b, *n, false, Distribution::Uniform, seed, &v.opts)?;
+            gpu::time_sort(run, b, &d, "peers", &v, &m, 1)?
+        }
+        PeerCase::Histogram { n, distinct } => {
+            let input = if *distinct >= 256 {
+                HistInput::Uniform
+            } else {
+                HistInput::Distinct(*distinct)
+            };
+            gpu::hist_case(run, b, *n, input, &m)?.with("distinct", *distinct)
+        }
+        PeerCase::ExclusiveSum { n } => {
+            let mut r = gpu::scan_case(run, b, *n, &m)?;
+            r.suite = "peers".into();
+            r
+        }
+        PeerCase::Copy { bytes } => {
+            gpu::time_copy(run, b, "peers", "u8", *bytes as u64, *bytes, &m)?
+        }
+    };
+    Ok(r)
+}
+
+/// The peers suite on the GPU.
+pub(crate) fn run_peers(run: &mut Run, b: &CudaBackend) -> Result<()> {
+    let cases = cases(run.cfg.quick, run.cfg.sizes.as_deref());
+    let mut ours = Vec::new();
+    for c in &cases {
+        ours.push(histosort_case(run, b, c)?);
+    }
+    // CUB: built and run when nvcc is here.
+    let mut theirs: Vec<Option<Record>> = vec![None; cases.len()];
+    let nvcc = super::nvcc_version();
+    let why_not = if run.cfg.no_cub {
+        Some("CUB not measured: --no-cub".to_string())
+    } else if super::on_path("nvcc").is_none() {
+        Some("CUB not measured: nvcc not found".to_string())
+    } else {
+        None
+    };
+    match why_not {
+        Some(w) => run.note(w),
+        None => {
+            run.step("peers: building the CUB program with nvcc");
+            let cc = b.info().compute_capability;
+            match build_cub(cc, nvcc.as_deref().unwrap_or("")) {
+                Err(e) => run.note(format!("CUB not measured: {e}")),
+                Ok((bin, cmd)) => {
+                    run.step("peers: running CUB");
+                    let m = run.cfg.method(true);
+                    let samples = if run.cfg.quick {
+                        m.samples.min(10)
+                    } else {
+                        m.samples.min(20)
+                    };
+                    match run_cub(&bin, &cases, m.warmups.max(2), samples, run.cfg.seed) {
+                        Err(e) => run.note(format!("CUB not measured: {e}")),
+                        Ok(out) => {
+                            let version = out
+                                .cub_version
+                                .map(cub_version_string)
+                                .unwrap_or_else(|| "?".into());
+                            run.cub_build = Some(format!(
+                                "{cmd}; CUB {version}; CUDA runtime {}",
+                                out.cuda_runtime.unwrap_or(0)
+                            ));
+                            for line in &out.lines {
+                                match line.to_record() {
+                                    Ok(r) => {
+                                        if let Some(i) = cases.iter().position(|c| line.matches(c))
+                                        {
+                                            theirs[i] = Some(
+                                                r.clone().with("cub_version", version.clone()),
+                                            );
+                                        }
+                                    }
+                                    Err(e) => run.note(format!(
+                                        "CUB {} {} n={} failed: {e}",
+                                        line.case, line.dtype, line.n
+                                    )),
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let mut t = Table::new(&[
+        "case",
+        "n",
+        "histosort ms",
+        "CUB ms",
+        "histosort",
+        "CUB",
+        "unit",
+        "histosort/CUB",
+    ]);
+    for ((c, mut o), th) in cases.iter().zip(ours).zip(theirs) {
+        let ratio = th.as_ref().map(|r| speedup(r.median_ms, o.median_ms));
+        if let Some(x) = ratio {
+            o.extra.insert("vs_cub".into(), x.into());
+        }
+        t.row(vec![
+            c.label(),
+            if matches!(c, PeerCase::Copy { .. } | PeerCase::Histogram { .. }) {
+                table::bytes(c.n() as u64)
+            } else {
+                table::count(c.n() as u64)
+            },
+            table::ms(o.median_ms),
+            th.as_ref().map_or("-".into(), |r| table::ms(r.median_ms)),
+            table::num(o.throughput),
+            th.as_ref().map_or("-".into(), |r| table::num(r.throughput)),
+            o.unit.clone(),
+            ratio.map_or("not measured".into(), |x| format!("{}x", table::num(x))),
+        ]);
+        run.push(o);
+        if let Some(r) = th {
+            run.push(r);
+        }
+    }
+    run.say(&format!(
+        "Peers: histosort's default variants against NVIDIA CUB in the same run (throughput \
+         at the median; histosort/CUB = ratio of medians, above 1 is faster than CUB).\n{}",
+        t.render()
+    ));
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAMPLE: &str = r#"{"info":true,"device":"NVIDIA H200","cub_version":300000,"cuda_runtime":13000,"warmups":3,"samples":4}
+nvcc warning : something unrelated
+{"case":"sort-keys","dtype":"u32","n":16777216,"begin_bit":0,"end_bit":32,"distinct":0,"ok":true,"temp_bytes":123,"check":"sorted","times_ms":[0.47,0.46,0.48,0.47]}
+{"case":"sort-keys-bits","dtype":"u32","n":1024,"begin_bit":0,"end_bit":16,"distinct":0,"ok":true,"temp_bytes":9,"check":"sorted","times_ms":[0.01]}
+{"case":"histogram-even-u8","dtype":"u8","n":67108864,"begin_bit":0,"end_bit":0,"distinct":8,"ok":true,"temp_bytes":1,"check":"bin total","times_ms":[0.033,0.034]}
+{"case":"sort-pairs","dtype":"u32","n":4096,"begin_bit":0,"end_bit":32,"distinct":0,"ok":false,"error":"cudaMalloc keys: out of memory"}
+"#;
+
+    #[test]
+    fn parses_cub_lines() {
+        let out = parse_cub_output(SAMPLE).unwrap();
+        assert_eq!(out.cub_version, Some(300000));
+        assert_eq!(cub_version_string(300000), "3.0.0");
+        assert_eq!(cub_version_string(200800), "2.8.0");
+        assert_eq!(out.device.as_deref(), Some("NVIDIA H200"));
+        assert_eq!(out.lines.len(), 4);
+        let r = out.lines[0].to_record().unwrap();
+        assert_eq!(
+            (r.implementation.as_str(), r.variant.as_str()),
+            ("cub", "DeviceRadixSort::SortKeys")
+        );
+        assert_eq!(r.samples, 4);
+        assert!((r.median_ms - 0.47).abs() < 1e-12);
+        assert!((r.throughput - 16777216.0 / 0.47 * 1e-6).abs() < 1e-9);
+        assert!(out.lines[0].matches(&PeerCase::SortKeys {
+            dtype: "u32",
+            n: 1 << 24
+        }));
+        assert!(!out.lines[0].matches(&PeerCase::SortKeys {
+            dtype: "u64",
+            n: 1 << 24
+        }));
+        assert!(out.lines[1].matches(&PeerCase::SortKeysBits {
+            n: 1024,
+            begin: 0,
+            end: 16
+        }));
+        let h = out.lines[2].to_record().unwrap();
+        assert_eq!(h.distribution, "distinct-8");
+        assert!(out.lines[2].matches(&PeerCase::Histogram {
+            n: 64 << 20,
+            distinct: 8
+        }));
+        assert!(out.lines[3]
+            .to_record()
+            .unwrap_err()
+            .contains("out of memory"));
+        assert!(parse_cub_output("{\"case\": 3}").is_err());
+    }
+
+    #[test]
+    fn case_arguments() {
+        assert_eq!(
+            PeerCase::SortKeysBits {
+                n: 8,
+                begin: 0,
+                end: 16
+            }
+            .args(),
+            ["sort-keys-bits", "u32", "8", "0", "16"]
+        );
+        assert_eq!(PeerCase::Copy { bytes: 64 }.args(), ["copy", "64"]);
+        let full = cases(false, None);
+        assert!(full.contains(&PeerCase::SortKeys {
+            dtype: "u32",
+            n: 1 << 28
+        }));
+        assert!(full.contains(&PeerCase::Histogram {
+            n: 1 << 30,
+            distinct: 1
+        }));
+        assert!(cases(true, None).len() < full.len());
+        // The program accepts every case name the Rust side sends.
+        for c in &full {
+            assert!(
+                CUB_SOURCE.contains(&format!("\"{}\"", c.args()[0])),
+                "{c:?}"
+            );
+        }
+    }
+}

@@ -1,0 +1,89 @@
+//! End-to-end smoke test of `histosort bench` on the CPU backend: every suite runs on tiny
+//! inputs, the JSON round-trips through the documented schema, and the charts are written.
+
+use histosort::bench::{self, Config, Report, Suite};
+use histosort::Backend;
+
+#[test]
+fn quick_cpu_bench_writes_tables_json_and_charts() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("run.json");
+    let cfg = Config {
+        backend: Backend::Cpu,
+        quick: true,
+        quiet: true,
+        json: Some(json.clone()),
+        samples: Some(3),
+        warmups: Some(1),
+        sizes: Some(vec![1000, 1 << 12]),
+        hist_bytes: Some(1 << 14),
+        command: "bench --quick --backend cpu (test)".into(),
+        ..Config::default()
+    };
+    let mut out = Vec::new();
+    let report = bench::run_to(&cfg, &mut out).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    for want in [
+        "Histogram study (CPU)",
+        "Contention sweep (CPU)",
+        "Sort (CPU)",
+        "copy, no sort",
+        "Exclusive scan (CPU)",
+        "CUB not measured",
+        "graph: needs the CUDA backend",
+    ] {
+        assert!(text.contains(want), "missing '{want}' in:\n{text}");
+    }
+    // Every suite that runs on the CPU left records; each record is complete.
+    for s in [
+        Suite::HistStudy,
+        Suite::Contention,
+        Suite::Sort,
+        Suite::Scan,
+    ] {
+        assert!(report.suite(s.name()).count() > 0, "no records for {s}");
+    }
+    for r in &report.records {
+        assert_eq!(r.samples, r.samples_ms.len());
+        assert!(
+            r.samples >= 1 && r.median_ms > 0.0 && r.throughput > 0.0,
+            "{r:?}"
+        );
+        assert!(r.p10_ms <= r.median_ms && r.median_ms <= r.p90_ms);
+        assert!(r.min_ms <= r.p10_ms && r.p90_ms <= r.max_ms);
+    }
+    // hist-study keeps its fixed counts: every sample of both variants, every bin checked.
+    let study: Vec<_> = report.suite("hist-study").collect();
+    assert!(study.iter().all(|r| r.samples == 3));
+    let back = Report::from_json(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(back, report);
+    assert_eq!(back.schema, "histosort-bench/1");
+    assert_eq!(back.environment.backend, "cpu");
+    for chart in [
+        "run-sort-u32.svg",
+        "run-sort-u32-u32.svg",
+        "run-contention.svg",
+        "run-scan.svg",
+    ] {
+        let p = dir.path().join(chart);
+        assert!(p.is_file(), "missing chart {chart}");
+    }
+}
+
+#[test]
+fn one_suite_at_a_time() {
+    let cfg = Config {
+        suites: vec![Suite::Scan],
+        backend: Backend::Cpu,
+        quick: true,
+        quiet: true,
+        samples: Some(2),
+        warmups: Some(1),
+        sizes: Some(vec![5000]),
+        ..Config::default()
+    };
+    let mut out = Vec::new();
+    let report = bench::run_to(&cfg, &mut out).unwrap();
+    assert!(report.records.iter().all(|r| r.suite == "scan"));
+    assert_eq!(report.records.len(), 2);
+}
