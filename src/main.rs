@@ -37,7 +37,8 @@ enum Command {
     Validate(cli::validate::ValidateArgs),
     /// Generate data, sort and histogram it on the best backend, validate, and time it.
     Demo(cli::demo::DemoArgs),
-    // `histosort bench` joins here as `Bench(histosort::bench::Args)` with one arm below.
+    /// Benchmarks: the seeds' measurements (hist-study, contention, sort, graph, scan, peers).
+    Bench(cli::bench::BenchArgs),
 }
 
 fn main() -> ExitCode {
@@ -51,6 +52,7 @@ fn main() -> ExitCode {
         Command::Info => cli::info::run(g),
         Command::Validate(args) => cli::validate::run(args, g),
         Command::Demo(args) => cli::demo::run(args, g),
+        Command::Bench(args) => cli::bench::run(args, g),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -634,7 +634,11 @@ fn sort_sizes(run: &Run) -> Vec<usize> {
 /// pairs, plus the CPU baselines.
 fn sort(run: &mut Run, b: &CudaBackend) -> Result<()> {
     let m = run.cfg.method(true);
-    let cpu_m = run.cfg.method(false);
+    // The one-core baselines take seconds per sort at 2^24: fewer runs, within the budget.
+    let mut cpu_m = run.cfg.method(false);
+    cpu_m.warmups = cpu_m.warmups.min(1);
+    cpu_m.samples = cpu_m.samples.min(5);
+    cpu_m.budget_ms = cpu_m.budget_ms.min(2000.0);
     for n in sort_sizes(run) {
         for pairs in [false, true] {
             let d = SortData::<u32>::new(
@@ -730,7 +734,7 @@ fn graph(run: &mut Run, b: &CudaBackend) -> Result<()> {
         }
     });
     let mut m = run.cfg.method(true);
-    m.budget_ms = m.budget_ms.min(500.0);
+    m.budget_ms = m.budget_ms.min(300.0);
     let mut summary = Vec::new();
     for bits in [4u32, 8] {
         let mut t = Table::new(&["n", "batch", "stream ms", "graph ms", "stream/graph"]);

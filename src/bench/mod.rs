@@ -166,7 +166,7 @@ impl Config {
     /// the histogram study.
     fn method(&self, gpu: bool) -> Method {
         let (warmups, samples, min_samples, budget_ms) = match (self.quick, gpu) {
-            (false, true) => (3, 30, 5, 1500.0),
+            (false, true) => (3, 30, 5, 1000.0),
             (false, false) => (2, 15, 3, 3000.0),
             (true, _) => (1, 7, 3, 250.0),
         };

@@ -1,6 +1,7 @@
 //! The `histosort` commands, one module each, and what they share: global options, errors that
 //! become exit codes, file checks, number formatting.
 
+pub mod bench;
 pub mod demo;
 pub mod gen;
 pub mod hist;
