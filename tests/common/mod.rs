@@ -15,10 +15,17 @@ use histosort::{
 };
 
 /// Tile-boundary sizes where tile bugs live: one tile to two tiles plus one for the CUDA
-/// kernels' tiles (from `histosort::tuning::cuda`), and for a generic set of 256 to 8192 keys.
+/// kernels' tiles (from `histosort::tuning::cuda`: three-phase, scan, onesweep), and for a generic set of 256 to 8192 keys.
 pub const TILE_SIZES: &[usize] = &{
     const SORT: usize = histosort::tuning::cuda::THREE_PHASE_TILE as usize;
     const SCAN: usize = histosort::tuning::cuda::SCAN_TILE as usize;
+    // Onesweep tiles of 1-, 4- and 8-byte keys (keys only).
+    const OS1: usize = (histosort::tuning::cuda::ONESWEEP_THREADS
+        * histosort::tuning::cuda::onesweep_items(1, 0)) as usize;
+    const OS4: usize = (histosort::tuning::cuda::ONESWEEP_THREADS
+        * histosort::tuning::cuda::onesweep_items(4, 0)) as usize;
+    const OS8: usize = (histosort::tuning::cuda::ONESWEEP_THREADS
+        * histosort::tuning::cuda::onesweep_items(8, 0)) as usize;
     [
         255,
         256,
@@ -112,14 +119,21 @@ pub fn max_pow2(e: &Engine) -> u32 {
 pub fn sort_configs(e: &Engine) -> Vec<SortOptions> {
     let mut v = vec![SortOptions::new()];
     if is_cuda(e) {
-        for launch in [LaunchMode::Stream, LaunchMode::Graph] {
-            for d in [1, 2, 4, 8] {
-                v.push(
-                    SortOptions::new()
-                        .algorithm(SortAlgorithm::ThreePhase)
-                        .digit_bits(d)
-                        .launch(launch),
-                );
+        // Every GPU variant, so that a new one is tested as soon as it exists; the seeds'
+        // three-phase sort at each digit width it accepts.
+        for &a in SortAlgorithm::ALL {
+            if matches!(a, SortAlgorithm::Auto | SortAlgorithm::CpuLsd) {
+                continue;
+            }
+            for launch in [LaunchMode::Stream, LaunchMode::Graph] {
+                let o = SortOptions::new().algorithm(a).launch(launch);
+                if a == SortAlgorithm::ThreePhase {
+                    for d in [1, 2, 4, 8] {
+                        v.push(o.clone().digit_bits(d));
+                    }
+                } else {
+                    v.push(o);
+                }
             }
         }
     } else {
