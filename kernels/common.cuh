@@ -74,8 +74,10 @@ typedef u16 key_t;
 typedef u32 key_t;
 #elif KEY_BITS == 64
 typedef u64 key_t;
+#elif KEY_BITS == 128
+typedef unsigned __int128 key_t;
 #else
-#error "KEY_BITS must be 8, 16, 32 or 64"
+#error "KEY_BITS must be 8, 16, 32, 64 or 128"
 #endif
 #ifndef KEY_KIND
 #error "KEY_KIND must be defined with KEY_BITS"
@@ -84,6 +86,7 @@ static_assert(KEY_KIND >= 0 && KEY_KIND <= 2, "KEY_KIND: 0 unsigned, 1 signed, 2
 static_assert(KEY_KIND != 2 || KEY_BITS == 32 || KEY_BITS == 64, "floats are f32 or f64");
 
 #define KEY_SIGN ((key_t)((key_t)1 << (KEY_BITS - 1)))
+static_assert(sizeof(key_t) * 8 == KEY_BITS, "key_t has KEY_BITS bits");
 #define KEY_ALL_ONES ((key_t) ~(key_t)0)
 
 __device__ __forceinline__ key_t to_radix(key_t b) {

@@ -41,7 +41,8 @@ fn check_even<T: PartialOrd + Debug>(lower: T, upper: T, bins: usize) -> Result<
     if bins == 0 {
         return Err(Error::invalid("the number of bins must be at least 1"));
     }
-    if !(lower < upper) {
+    // NaN bounds compare as neither: they are refused too.
+    if lower.partial_cmp(&upper) != Some(std::cmp::Ordering::Less) {
         return Err(Error::invalid(format!(
             "even bins need lower < upper, got lower {lower:?}, upper {upper:?}"
         )));
@@ -144,7 +145,10 @@ pub fn check_boundaries<T: Sample>(boundaries: &[T]) -> Result<()> {
     if let Some(i) = boundaries.iter().position(|b| b.is_nan()) {
         return Err(Error::invalid(format!("boundary {i} is NaN")));
     }
-    if let Some(i) = boundaries.windows(2).position(|w| !(w[0] < w[1])) {
+    if let Some(i) = boundaries
+        .windows(2)
+        .position(|w| w[0].partial_cmp(&w[1]) != Some(std::cmp::Ordering::Less))
+    {
         return Err(Error::invalid(format!(
             "range boundaries must be strictly increasing: boundary {} ({:?}) is not below boundary {} ({:?})",
             i,

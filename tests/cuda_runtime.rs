@@ -228,15 +228,23 @@ fn unsupported_requests_say_why_and_auto_falls_back() {
         )
         .unwrap_err();
     assert!(err.to_string().contains("1, 2, 4 or 8"), "{err}");
-    // u128 keys: an explicit CUDA engine refuses, Auto runs them on the CPU.
-    let mut big = vec![3u128, 1, 2];
-    assert!(matches!(
-        e.sort(&mut big, &SortOptions::new()),
-        Err(Error::Unsupported(_))
-    ));
+    // A digit width no CUDA sort takes: an explicit CUDA engine refuses, Auto runs it on the CPU.
+    let o = SortOptions::new().digit_bits(11);
+    let mut k = vec![3u32, 1, 2];
+    assert!(matches!(e.sort(&mut k, &o), Err(Error::Unsupported(_))));
     let auto = Engine::auto();
-    auto.sort(&mut big, &SortOptions::new()).unwrap();
-    assert_eq!(big, [1, 2, 3]);
+    auto.sort(&mut k, &o).unwrap();
+    assert_eq!(k, [1, 2, 3]);
+    // 128-bit keys and 3-byte values (sorted as indices, gathered on the host) run on the GPU.
+    let mut big: Vec<i128> = vec![3, -1, i128::MIN, 2, i128::MAX, -1];
+    let mut vals: Vec<[u8; 3]> = (0..6u8).map(|i| [i, i, i]).collect();
+    e.sort_pairs(&mut big, &mut vals, &SortOptions::new())
+        .unwrap();
+    assert_eq!(big, [i128::MIN, -1, -1, 2, 3, i128::MAX]);
+    assert_eq!(
+        vals.iter().map(|v| v[0]).collect::<Vec<_>>(),
+        [2, 1, 5, 3, 0, 4]
+    );
 }
 
 /// The onesweep sort around its tile boundaries, for every key width, both orders, bit ranges,
@@ -253,7 +261,11 @@ fn onesweep_tiles_orders_bit_ranges_and_pairs() {
         let input: Vec<K> = keys(n, 11 + n as u64);
         let mut k = input.clone();
         e.sort(&mut k, o).unwrap();
-        same_bits(&k, &reference::sort_keys(&input, o), &format!("{} n={n} {o:?}", K::DTYPE));
+        same_bits(
+            &k,
+            &reference::sort_keys(&input, o),
+            &format!("{} n={n} {o:?}", K::DTYPE),
+        );
         let mut k = input.clone();
         let mut v: Vec<u64> = (0..n as u64).collect();
         e.sort_pairs(&mut k, &mut v, o).unwrap();
@@ -265,7 +277,12 @@ fn onesweep_tiles_orders_bit_ranges_and_pairs() {
     }
     for t in [tile(4, 0), tile(4, 8)] {
         for n in [t - 1, t, t + 1, 2 * t + 1, 5 * t + 3] {
-            for o in [os.clone(), os.clone().descending(), os.clone().bits(3, 19), os.clone().bits(8, 16)] {
+            for o in [
+                os.clone(),
+                os.clone().descending(),
+                os.clone().bits(3, 19),
+                os.clone().bits(8, 16),
+            ] {
                 run::<u32>(&e, n, &o);
             }
             run::<i32>(&e, n, &os.clone().launch(LaunchMode::Graph));
@@ -299,7 +316,11 @@ fn onesweep_tiles_orders_bit_ranges_and_pairs() {
     let mut d = DeviceBuffer::upload(g, &host).unwrap();
     let o = os.clone().bits(0, 8);
     g.sort_device_in_place(&mut d, &o).unwrap();
-    same_bits(&d.download(g).unwrap(), &reference::sort_keys(&host, &o), "in place, one pass");
+    same_bits(
+        &d.download(g).unwrap(),
+        &reference::sort_keys(&host, &o),
+        "in place, one pass",
+    );
 }
 
 /// Lengths above 2^31 (run explicitly on a large GPU: `--ignored`): checked for order and

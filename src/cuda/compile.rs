@@ -95,7 +95,11 @@ impl ModuleSpec {
 
     /// A short, file-name-safe label: `radix_sort_three_phase.cu[KEY_BITS=32,...]`.
     pub fn label(&self) -> String {
-        let d: Vec<String> = self.defines.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let d: Vec<String> = self
+            .defines
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
         format!("{}[{}]", self.file.file_name(), d.join(","))
     }
 
@@ -179,7 +183,11 @@ pub fn supported_archs() -> Vec<i32> {
     let mut n: c_int = 0;
     // SAFETY: valid out-pointer, then a buffer of the size NVRTC reported.
     unsafe {
-        if nvrtc_sys::nvrtcGetNumSupportedArchs(&mut n).result().is_err() || n <= 0 {
+        if nvrtc_sys::nvrtcGetNumSupportedArchs(&mut n)
+            .result()
+            .is_err()
+            || n <= 0
+        {
             return Vec::new();
         }
         let mut v = vec![0 as c_int; n as usize];
@@ -211,11 +219,7 @@ pub fn target_for(major: i32, minor: i32) -> Target {
 }
 
 fn c_chars_to_string(v: &[c_char]) -> String {
-    let bytes: Vec<u8> = v
-        .iter()
-        .map(|&c| c as u8)
-        .take_while(|&b| b != 0)
-        .collect();
+    let bytes: Vec<u8> = v.iter().map(|&c| c as u8).take_while(|&b| b != 0).collect();
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
@@ -255,7 +259,9 @@ pub fn compile(spec: &ModuleSpec, target: &Target) -> Result<Vec<u8>> {
 
 /// # Safety
 /// `prog` must be a successfully compiled, live NVRTC program for a real architecture.
-unsafe fn get_cubin(prog: nvrtc_sys::nvrtcProgram) -> std::result::Result<Vec<u8>, nvrtc::NvrtcError> {
+unsafe fn get_cubin(
+    prog: nvrtc_sys::nvrtcProgram,
+) -> std::result::Result<Vec<u8>, nvrtc::NvrtcError> {
     let mut size: usize = 0;
     nvrtc_sys::nvrtcGetCUBINSize(prog, &mut size).result()?;
     let mut buf = vec![0u8; size];
@@ -317,7 +323,10 @@ pub fn cache_key(spec: &ModuleSpec, target: &Target, nvrtc: (i32, i32)) -> Strin
 }
 
 fn entry_path(dir: &Path, key: &str) -> PathBuf {
-    dir.join(format!("{:016x}.bin", fnv1a(key.as_bytes(), 0xcbf2_9ce4_8422_2325)))
+    dir.join(format!(
+        "{:016x}.bin",
+        fnv1a(key.as_bytes(), 0xcbf2_9ce4_8422_2325)
+    ))
 }
 
 /// Reads a cache entry; `None` unless it is intact and was written for exactly this key.
@@ -384,10 +393,7 @@ mod tests {
     fn target_parse() {
         assert_eq!(
             Target::parse("sm_90"),
-            Some(Target::Cubin {
-                major: 9,
-                minor: 0
-            })
+            Some(Target::Cubin { major: 9, minor: 0 })
         );
         assert_eq!(
             Target::parse("compute_120"),
@@ -396,7 +402,10 @@ mod tests {
                 minor: 0
             })
         );
-        assert_eq!(Target::parse("sm_90a").map(|t| t.to_string()).as_deref(), Some("sm_90"));
+        assert_eq!(
+            Target::parse("sm_90a").map(|t| t.to_string()).as_deref(),
+            Some("sm_90")
+        );
         assert_eq!(Target::parse("gfx90"), None);
     }
 

@@ -20,7 +20,9 @@ fn u8_kernel(a: HistogramAlgorithm) -> Result<&'static str> {
         HistogramAlgorithm::SharedPrivate | HistogramAlgorithm::Auto => "hist_shared",
         HistogramAlgorithm::WarpPrivate => "hist_warp_private",
         HistogramAlgorithm::CpuPrivate => {
-            return Err(Error::Unsupported("cpu-private runs on the CPU backend".into()))
+            return Err(Error::Unsupported(
+                "cpu-private runs on the CPU backend".into(),
+            ))
         }
     })
 }
@@ -79,21 +81,38 @@ impl CudaBackend {
 
     /// Enqueues a 256-bin byte histogram of `n` bytes at `data` into the counters at `hist`,
     /// in chunks whose counts fit 32 bits (chunk starts stay 16-byte aligned).
-    pub fn enqueue_histogram_u8(&self, a: HistogramAlgorithm, data: u64, n: u64, hist: u64) -> Result<()> {
+    pub fn enqueue_histogram_u8(
+        &self,
+        a: HistogramAlgorithm,
+        data: u64,
+        n: u64,
+        hist: u64,
+    ) -> Result<()> {
         let name = u8_kernel(a)?;
         let f = self.function(&u8_spec(), name)?;
         let mut start = 0u64;
         while start < n {
             let len = (n - start).min(HIST_CHUNK);
             let grid = self.grid_stride_blocks(len / 16 + 1, HIST_THREADS);
-            self.launch(&f, name, grid, HIST_THREADS, 0, &[KArg::U64(hist), KArg::U64(data + start), KArg::U64(len)])?;
+            self.launch(
+                &f,
+                name,
+                grid,
+                HIST_THREADS,
+                0,
+                &[KArg::U64(hist), KArg::U64(data + start), KArg::U64(len)],
+            )?;
             start += len;
         }
         Ok(())
     }
 
     /// Device-resident byte histogram into 256 bins.
-    pub fn histogram_u8_device(&self, data: &DeviceBuffer<u8>, algorithm: HistogramAlgorithm) -> Result<Vec<u64>> {
+    pub fn histogram_u8_device(
+        &self,
+        data: &DeviceBuffer<u8>,
+        algorithm: HistogramAlgorithm,
+    ) -> Result<Vec<u64>> {
         let n = data.len() as u64;
         let mut total = vec![0u64; 256];
         // One 32-bit counter set per chunk of HIST_CHUNK samples, summed here in 64 bits.
@@ -101,7 +120,12 @@ impl CudaBackend {
         while start < n.max(1) {
             let len = (n - start).min(HIST_CHUNK);
             let h = self.zeroed_counts(256)?;
-            self.enqueue_histogram_u8(algorithm, data.device_ptr(self) + start, len, h.device_ptr(self))?;
+            self.enqueue_histogram_u8(
+                algorithm,
+                data.device_ptr(self) + start,
+                len,
+                h.device_ptr(self),
+            )?;
             for (t, c) in total.iter_mut().zip(h.download(self)?) {
                 *t += c as u64;
             }
@@ -208,7 +232,7 @@ impl CudaBackend {
             return Err(Error::Unsupported("more than 2^32 - 1 boundaries".into()));
         }
         let bins = boundaries.len() - 1;
-        let shared = bins.div_ceil(2) * 8 + boundaries.len() * std::mem::size_of::<T>();
+        let shared = bins.div_ceil(2) * 8 + std::mem::size_of_val(boundaries);
         let privatize = want_private && shared <= HIST_SHARED_BYTES as usize;
         let bounds = DeviceBuffer::upload(self, boundaries)?;
         let f = self.function(&spec, "hist_range")?;
@@ -256,4 +280,3 @@ impl CudaBackend {
         self.histogram_range_device(&d, boundaries, algorithm)
     }
 }
-

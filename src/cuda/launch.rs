@@ -5,7 +5,7 @@ use std::marker::PhantomData;
 use bytemuck::Pod;
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 
-use super::{driver_err, dptr, CudaBackend};
+use super::{dptr, driver_err, CudaBackend};
 use crate::error::{Error, Result};
 
 /// A kernel argument. Pointers travel as `u64` device addresses.
@@ -57,9 +57,12 @@ impl CudaBackend {
         // SAFETY: every kernel's parameter list is matched by its caller in this module tree
         // (pointers as u64 device addresses of live buffers sized for the launch); the
         // arguments outlive the call, which copies them.
-        unsafe { b.launch(cfg) }
-            .map(|_| ())
-            .map_err(|e| driver_err(&format!("cuLaunchKernel({name}, grid {grid}, block {block})"), e))
+        unsafe { b.launch(cfg) }.map(|_| ()).map_err(|e| {
+            driver_err(
+                &format!("cuLaunchKernel({name}, grid {grid}, block {block})"),
+                e,
+            )
+        })
     }
 }
 

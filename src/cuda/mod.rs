@@ -13,7 +13,9 @@ mod sort;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use cudarc::driver::{sys as drv, CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr};
+use cudarc::driver::{
+    sys as drv, CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr,
+};
 
 pub use compile::{KernelFile, ModuleSpec, Target};
 pub use launch::DeviceBuffer;
@@ -102,37 +104,51 @@ impl CudaBackend {
             what: format!("CUDA device {ordinal}"),
             reason,
         };
-        let count = CudaContext::device_count().map_err(|e| unavailable(format!("cuInit/cuDeviceGetCount failed: {e}")))?;
+        let count = CudaContext::device_count()
+            .map_err(|e| unavailable(format!("cuInit/cuDeviceGetCount failed: {e}")))?;
         if count <= 0 {
             return Err(unavailable("the driver reports no CUDA device".into()));
         }
         if ordinal >= count as usize {
             return Err(unavailable(format!("only {count} device(s) present")));
         }
-        let ctx = CudaContext::new(ordinal).map_err(|e| unavailable(format!("context creation failed: {e}")))?;
+        let ctx = CudaContext::new(ordinal)
+            .map_err(|e| unavailable(format!("context creation failed: {e}")))?;
         // Event tracking serialises work through events on every buffer and breaks graph
         // capture; our launch sequences order themselves on one stream.
         // SAFETY: called before any allocation on this context.
         unsafe { ctx.disable_event_tracking() };
-        let stream = ctx.new_stream().map_err(|e| driver_err("cuStreamCreate", e))?;
+        let stream = ctx
+            .new_stream()
+            .map_err(|e| driver_err("cuStreamCreate", e))?;
         Self::with_stream(ctx, stream)
     }
 
     /// A backend on a stream of the caller's choosing (its context must have event tracking
     /// disabled before buffers are allocated if graph mode is used).
     pub fn with_stream(ctx: Arc<CudaContext>, stream: Arc<CudaStream>) -> Result<CudaBackend> {
-        let attr = |a| ctx.attribute(a).map_err(|e| driver_err("cuDeviceGetAttribute", e));
-        let cc = ctx.compute_capability().map_err(|e| driver_err("cuDeviceComputeCapability", e))?;
+        let attr = |a| {
+            ctx.attribute(a)
+                .map_err(|e| driver_err("cuDeviceGetAttribute", e))
+        };
+        let cc = ctx
+            .compute_capability()
+            .map_err(|e| driver_err("cuDeviceComputeCapability", e))?;
         let nvrtc_version = compile::nvrtc_version()?;
         let target = compile::target_for(cc.0, cc.1);
         let info = DeviceInfo {
             ordinal: ctx.ordinal(),
             name: ctx.name().map_err(|e| driver_err("cuDeviceGetName", e))?,
             compute_capability: cc,
-            sm_count: attr(drv::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32,
+            sm_count: attr(drv::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?
+                as u32,
             l2_bytes: attr(drv::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)? as u64,
-            total_memory: ctx.total_mem().map_err(|e| driver_err("cuDeviceTotalMem", e))? as u64,
-            shared_per_block_optin: attr(drv::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)? as u32,
+            total_memory: ctx
+                .total_mem()
+                .map_err(|e| driver_err("cuDeviceTotalMem", e))? as u64,
+            shared_per_block_optin: attr(
+                drv::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+            )? as u32,
             driver_version: driver_version()?,
             nvrtc_version,
             target: target.to_string(),
@@ -192,19 +208,28 @@ impl CudaBackend {
                     let m = self
                         .ctx
                         .load_module(cudarc::nvrtc::Ptx::from_binary(image))
-                        .map_err(|e| driver_err(&format!("cuModuleLoadData({})", spec.label()), e))?;
+                        .map_err(|e| {
+                            driver_err(&format!("cuModuleLoadData({})", spec.label()), e)
+                        })?;
                     modules.insert(spec.clone(), m.clone());
                     m
                 }
             }
         };
-        module
-            .load_function(name)
-            .map_err(|e| driver_err(&format!("cuModuleGetFunction({name} in {})", spec.label()), e))
+        module.load_function(name).map_err(|e| {
+            driver_err(
+                &format!("cuModuleGetFunction({name} in {})", spec.label()),
+                e,
+            )
+        })
     }
 
     /// Allocates `n` elements of `T`, uninitialised; out-of-memory names the size.
-    pub(crate) fn alloc<T: cudarc::driver::DeviceRepr>(&self, n: usize, what: &str) -> Result<CudaSlice<T>> {
+    pub(crate) fn alloc<T: cudarc::driver::DeviceRepr>(
+        &self,
+        n: usize,
+        what: &str,
+    ) -> Result<CudaSlice<T>> {
         // SAFETY: the memory is uninitialised; every buffer is written by a copy or a kernel
         // before it is read.
         let r = unsafe { self.stream.alloc::<T>(n.max(1)) };
@@ -226,7 +251,9 @@ impl CudaBackend {
 
     /// Waits for everything enqueued on the backend's stream.
     pub fn sync(&self) -> Result<()> {
-        self.stream.synchronize().map_err(|e| driver_err("cuStreamSynchronize", e))
+        self.stream
+            .synchronize()
+            .map_err(|e| driver_err("cuStreamSynchronize", e))
     }
 
     pub(crate) fn grid_stride_blocks(&self, n: u64, threads: u32) -> u32 {

@@ -9,7 +9,7 @@ use cudarc::driver::{result as dres, sys as drv, CudaFunction, CudaGraph, CudaSl
 
 use super::launch::{DeviceBuffer, KArg};
 use super::scan::{scan_spec, ScanScratch};
-use super::{driver_err, dptr, CudaBackend, KernelFile, ModuleSpec};
+use super::{dptr, driver_err, CudaBackend, KernelFile, ModuleSpec};
 use crate::algorithm::{LaunchMode, Order, SortAlgorithm};
 use crate::error::{Error, Result};
 use crate::key::{DType, RadixBits, RadixKey, SortIndex, Value};
@@ -30,9 +30,9 @@ fn key_defines(d: DType) -> Result<(u32, u32)> {
         0
     };
     match d.size() {
-        1 | 2 | 4 | 8 => Ok((d.size() as u32 * 8, kind)),
+        1 | 2 | 4 | 8 | 16 => Ok((d.size() as u32 * 8, kind)),
         _ => Err(Error::Unsupported(format!(
-            "the CUDA sorts take keys of 8 to 64 bits, not {d}"
+            "the CUDA sorts take keys of 8 to 128 bits, not {d}"
         ))),
     }
 }
@@ -76,7 +76,7 @@ pub fn all_sort_specs() -> Vec<ModuleSpec> {
             v.push(s);
         }
     }
-    for bits in [DType::U8, DType::U16, DType::U32, DType::U64] {
+    for bits in [DType::U8, DType::U16, DType::U32, DType::U64, DType::U128] {
         for vb in [0, 1, 2, 4, 8, 16] {
             if let Ok(s) = three_phase_spec(bits, vb) {
                 v.push(s);
@@ -272,7 +272,11 @@ impl CudaBackend {
         if !key.iota {
             return Ok(None);
         }
-        let name = if key.value_bytes == 4 { "iota_u32" } else { "iota_u64" };
+        let name = if key.value_bytes == 4 {
+            "iota_u32"
+        } else {
+            "iota_u64"
+        };
         self.function(&keys_spec(key.key)?, name).map(Some)
     }
 
@@ -329,7 +333,10 @@ impl CudaBackend {
         let kb = key.key.size();
         let vb = key.value_bytes as usize;
         let two = |bytes: usize, what: &str| -> Result<[CudaSlice<u8>; 2]> {
-            Ok([self.alloc::<u8>(bytes, what)?, self.alloc::<u8>(bytes, what)?])
+            Ok([
+                self.alloc::<u8>(bytes, what)?,
+                self.alloc::<u8>(bytes, what)?,
+            ])
         };
         Ok(Onesweep {
             histogram: self.function(&spec, "onesweep_histogram")?,
@@ -392,7 +399,10 @@ impl CudaBackend {
             .map_or([0, 0], |v| [dptr(&v[0], s), dptr(&v[1], s)]);
         let has_vals = k.value_bytes > 0;
 
-        self.memset0(meta, (os.passes as usize * radix as usize + os.passes as usize) * 4)?;
+        self.memset0(
+            meta,
+            (os.passes as usize * radix as usize + os.passes as usize) * 4,
+        )?;
         self.memset0(status[0], os.status_bytes)?;
         let grid = self.grid_stride_blocks(n, ONESWEEP_THREADS);
         self.launch(
@@ -440,7 +450,14 @@ impl CudaBackend {
             self.dtod(io[2], io[0], k.n * k.key.size())?;
             if let Some(iota) = &os.iota {
                 let g = self.grid_stride_blocks(n, ELEMENTWISE_THREADS);
-                return self.launch(iota, "iota", g, ELEMENTWISE_THREADS, 0, &[KArg::U64(io[3]), KArg::U64(n)]);
+                return self.launch(
+                    iota,
+                    "iota",
+                    g,
+                    ELEMENTWISE_THREADS,
+                    0,
+                    &[KArg::U64(io[3]), KArg::U64(n)],
+                );
             }
             return self.dtod(io[3], io[1], k.n * k.value_bytes as usize);
         }
@@ -513,10 +530,22 @@ impl CudaBackend {
             grid,
             ELEMENTWISE_THREADS,
             0,
-            &[KArg::U64(io[0]), KArg::U64(a_keys), KArg::U64(n), KArg::U32(desc)],
+            &[
+                KArg::U64(io[0]),
+                KArg::U64(a_keys),
+                KArg::U64(n),
+                KArg::U32(desc),
+            ],
         )?;
         if let Some(iota) = &p.k.iota {
-            self.launch(iota, "iota", grid, ELEMENTWISE_THREADS, 0, &[KArg::U64(a_vals), KArg::U64(n)])?;
+            self.launch(
+                iota,
+                "iota",
+                grid,
+                ELEMENTWISE_THREADS,
+                0,
+                &[KArg::U64(a_vals), KArg::U64(n)],
+            )?;
         } else {
             self.dtod(a_vals, io[1], vbytes)?;
         }
@@ -535,7 +564,14 @@ impl CudaBackend {
                 KArg::U32(w),
                 KArg::U32(tiles),
             ];
-            self.launch(&p.k.local_sort, "three_phase_local_sort", tiles, THREE_PHASE_THREADS, 0, &args)?;
+            self.launch(
+                &p.k.local_sort,
+                "three_phase_local_sort",
+                tiles,
+                THREE_PHASE_THREADS,
+                0,
+                &args,
+            )?;
             self.enqueue_scan(&p.k.scan, hist, hist, p.tiles << w, false, &p.scan, 0)?;
             let args = [
                 KArg::U64(t_keys),
@@ -548,7 +584,14 @@ impl CudaBackend {
                 KArg::U32(w),
                 KArg::U32(tiles),
             ];
-            self.launch(&p.k.scatter, "three_phase_scatter", tiles, THREE_PHASE_THREADS, 0, &args)?;
+            self.launch(
+                &p.k.scatter,
+                "three_phase_scatter",
+                tiles,
+                THREE_PHASE_THREADS,
+                0,
+                &args,
+            )?;
             shift += w;
         }
         self.launch(
@@ -557,7 +600,12 @@ impl CudaBackend {
             grid,
             ELEMENTWISE_THREADS,
             0,
-            &[KArg::U64(a_keys), KArg::U64(io[2]), KArg::U64(n), KArg::U32(desc)],
+            &[
+                KArg::U64(a_keys),
+                KArg::U64(io[2]),
+                KArg::U64(n),
+                KArg::U32(desc),
+            ],
         )?;
         self.dtod(io[3], a_vals, vbytes)
     }
@@ -595,7 +643,10 @@ impl CudaBackend {
     fn take_plan(&self, key: PlanKey, staging: bool) -> Result<SortPlan> {
         {
             let mut plans = self.plans.lock().unwrap_or_else(|p| p.into_inner());
-            if let Some(i) = plans.iter().position(|p| p.key == key && (p.keys_io.is_some() == staging)) {
+            if let Some(i) = plans
+                .iter()
+                .position(|p| p.key == key && (p.keys_io.is_some() == staging))
+            {
                 return Ok(plans.swap_remove(i));
             }
         }
@@ -611,7 +662,13 @@ impl CudaBackend {
         plans.push(p);
     }
 
-    fn plan_key<K: RadixKey>(&self, n: usize, value_bytes: u32, iota: bool, opts: &SortOptions) -> Result<PlanKey> {
+    fn plan_key<K: RadixKey>(
+        &self,
+        n: usize,
+        value_bytes: u32,
+        iota: bool,
+        opts: &SortOptions,
+    ) -> Result<PlanKey> {
         let (design, digit_bits) = self.check_sort::<K>(n, value_bytes, opts)?;
         let (begin, end) = opts.bit_range(K::Bits::BITS);
         Ok(PlanKey {
@@ -637,20 +694,24 @@ impl CudaBackend {
             let (Some(kio), vio) = (p.keys_io.as_mut(), p.vals_io.as_mut()) else {
                 return Err(Error::invalid("internal: plan without staging buffers"));
             };
-            s.memcpy_htod(&*key_bytes, &mut kio.slice_mut(0..key_bytes.len())).map_err(|e| driver_err("cuMemcpyHtoDAsync", e))?;
+            s.memcpy_htod(&*key_bytes, &mut kio.slice_mut(0..key_bytes.len()))
+                .map_err(|e| driver_err("cuMemcpyHtoDAsync", e))?;
             if let (Some(v), Some(vio)) = (vals.as_deref(), vio) {
-                s.memcpy_htod(v, &mut vio.slice_mut(0..v.len())).map_err(|e| driver_err("cuMemcpyHtoDAsync", e))?;
+                s.memcpy_htod(v, &mut vio.slice_mut(0..v.len()))
+                    .map_err(|e| driver_err("cuMemcpyHtoDAsync", e))?;
             }
             let kptr = p.keys_io.as_ref().map_or(0, |b| dptr(b, s));
             let vptr = p.vals_io.as_ref().map_or(0, |b| dptr(b, s));
             // Outputs go back into the staging buffers (the sequence reads its inputs first).
             self.run_plan(&mut p, [kptr, vptr, kptr, vptr])?;
             if let Some(kio) = p.keys_io.as_ref() {
-                s.memcpy_dtoh(&kio.slice(0..key_bytes.len()), key_bytes).map_err(|e| driver_err("cuMemcpyDtoHAsync", e))?;
+                s.memcpy_dtoh(&kio.slice(0..key_bytes.len()), key_bytes)
+                    .map_err(|e| driver_err("cuMemcpyDtoHAsync", e))?;
             }
             if let (Some(v), Some(vio)) = (vals, p.vals_io.as_ref()) {
                 let len = v.len();
-                s.memcpy_dtoh(&vio.slice(0..len), v).map_err(|e| driver_err("cuMemcpyDtoHAsync", e))?;
+                s.memcpy_dtoh(&vio.slice(0..len), v)
+                    .map_err(|e| driver_err("cuMemcpyDtoHAsync", e))?;
             }
             self.sync()
         })();
@@ -666,14 +727,23 @@ impl CudaBackend {
         self.sort_host(bytemuck::cast_slice_mut(keys), None, key)
     }
 
-    pub fn sort_pairs<K: RadixKey, V: Value>(&self, keys: &mut [K], values: &mut [V], opts: &SortOptions) -> Result<()> {
+    pub fn sort_pairs<K: RadixKey, V: Value>(
+        &self,
+        keys: &mut [K],
+        values: &mut [V],
+        opts: &SortOptions,
+    ) -> Result<()> {
         let vb = std::mem::size_of::<V>() as u32;
         if [1, 2, 4, 8, 16].contains(&vb) {
             let key = self.plan_key::<K>(keys.len(), vb, false, opts)?;
             if keys.len() <= 1 {
                 return Ok(());
             }
-            return self.sort_host(bytemuck::cast_slice_mut(keys), Some(bytemuck::cast_slice_mut(values)), key);
+            return self.sort_host(
+                bytemuck::cast_slice_mut(keys),
+                Some(bytemuck::cast_slice_mut(values)),
+                key,
+            );
         }
         // Other value sizes: sort (key, index) pairs on the GPU, then gather on the host.
         let perm: Vec<u32> = self.argsort(keys, opts)?;
@@ -684,7 +754,11 @@ impl CudaBackend {
         Ok(())
     }
 
-    pub fn argsort<K: RadixKey, I: SortIndex>(&self, keys: &[K], opts: &SortOptions) -> Result<Vec<I>> {
+    pub fn argsort<K: RadixKey, I: SortIndex>(
+        &self,
+        keys: &[K],
+        opts: &SortOptions,
+    ) -> Result<Vec<I>> {
         let ib = std::mem::size_of::<I>() as u32;
         let key = self.plan_key::<K>(keys.len(), ib, true, opts)?;
         if keys.is_empty() {
@@ -692,7 +766,11 @@ impl CudaBackend {
         }
         let mut k = keys.to_vec();
         let mut idx = vec![I::from_usize(0); keys.len()];
-        self.sort_host_iota(bytemuck::cast_slice_mut(&mut k), bytemuck::cast_slice_mut(&mut idx), key)?;
+        self.sort_host_iota(
+            bytemuck::cast_slice_mut(&mut k),
+            bytemuck::cast_slice_mut(&mut idx),
+            key,
+        )?;
         Ok(idx)
     }
 
@@ -705,12 +783,14 @@ impl CudaBackend {
             let Some(kio) = p.keys_io.as_mut() else {
                 return Err(Error::invalid("internal: plan without staging buffers"));
             };
-            s.memcpy_htod(&*key_bytes, &mut kio.slice_mut(0..key_bytes.len())).map_err(|e| driver_err("cuMemcpyHtoDAsync", e))?;
+            s.memcpy_htod(&*key_bytes, &mut kio.slice_mut(0..key_bytes.len()))
+                .map_err(|e| driver_err("cuMemcpyHtoDAsync", e))?;
             let kptr = p.keys_io.as_ref().map_or(0, |b| dptr(b, s));
             let out = self.alloc::<u8>(idx_out.len(), "argsort indices")?;
             let optr = dptr(&out, s);
             self.run_plan(&mut p, [kptr, 0, kptr, optr])?;
-            s.memcpy_dtoh(&out.slice(0..idx_out.len()), idx_out).map_err(|e| driver_err("cuMemcpyDtoHAsync", e))?;
+            s.memcpy_dtoh(&out.slice(0..idx_out.len()), idx_out)
+                .map_err(|e| driver_err("cuMemcpyDtoHAsync", e))?;
             self.sync()
         })();
         // A graph captured for a temporary output pointer cannot be replayed.
@@ -724,7 +804,12 @@ impl CudaBackend {
     /// Device-resident sort: `keys_out` gets `keys_in` sorted; `keys_in` is not modified
     /// (pass the same buffer twice to sort in place... not allowed by Rust's borrows, so use
     /// [`CudaBackend::sort_device_in_place`]).
-    pub fn sort_device<K: RadixKey>(&self, keys_in: &DeviceBuffer<K>, keys_out: &mut DeviceBuffer<K>, opts: &SortOptions) -> Result<()> {
+    pub fn sort_device<K: RadixKey>(
+        &self,
+        keys_in: &DeviceBuffer<K>,
+        keys_out: &mut DeviceBuffer<K>,
+        opts: &SortOptions,
+    ) -> Result<()> {
         if keys_in.len() != keys_out.len() {
             return Err(Error::invalid("input and output buffers differ in length"));
         }
@@ -734,7 +819,11 @@ impl CudaBackend {
     }
 
     /// Device-resident sort in place.
-    pub fn sort_device_in_place<K: RadixKey>(&self, keys: &mut DeviceBuffer<K>, opts: &SortOptions) -> Result<()> {
+    pub fn sort_device_in_place<K: RadixKey>(
+        &self,
+        keys: &mut DeviceBuffer<K>,
+        opts: &SortOptions,
+    ) -> Result<()> {
         let key = self.plan_key::<K>(keys.len(), 0, false, opts)?;
         let p = keys.device_ptr(self);
         self.run_device(key, [p, 0, p, 0])
@@ -768,10 +857,21 @@ impl CudaBackend {
             // Nothing to sort; out-of-place still copies.
             if key.n == 1 && io[0] != io[2] {
                 // SAFETY: both buffers hold at least one key.
-                unsafe { dres::memcpy_dtod_async(io[2], io[0], key.key.size(), self.stream.cu_stream()) }.map_err(|e| driver_err("cuMemcpyDtoDAsync", e))?;
+                unsafe {
+                    dres::memcpy_dtod_async(io[2], io[0], key.key.size(), self.stream.cu_stream())
+                }
+                .map_err(|e| driver_err("cuMemcpyDtoDAsync", e))?;
                 if key.value_bytes > 0 {
                     // SAFETY: as above, one value.
-                    unsafe { dres::memcpy_dtod_async(io[3], io[1], key.value_bytes as usize, self.stream.cu_stream()) }.map_err(|e| driver_err("cuMemcpyDtoDAsync", e))?;
+                    unsafe {
+                        dres::memcpy_dtod_async(
+                            io[3],
+                            io[1],
+                            key.value_bytes as usize,
+                            self.stream.cu_stream(),
+                        )
+                    }
+                    .map_err(|e| driver_err("cuMemcpyDtoDAsync", e))?;
                 }
             }
             return self.sync();
@@ -785,13 +885,25 @@ impl CudaBackend {
 
     /// A plan for repeated device-resident sorts of one shape (benchmarks, graph replay):
     /// `run` sorts `keys_in` into `keys_out` with no allocation.
-    pub fn sort_plan<K: RadixKey>(&self, n: usize, value_bytes: u32, opts: &SortOptions) -> Result<SortPlan> {
+    pub fn sort_plan<K: RadixKey>(
+        &self,
+        n: usize,
+        value_bytes: u32,
+        opts: &SortOptions,
+    ) -> Result<SortPlan> {
         let key = self.plan_key::<K>(n, value_bytes, false, opts)?;
         self.make_plan(key, false)
     }
 
     /// Enqueues one sort with `plan` (no synchronisation: time it with events).
-    pub fn run_sort_plan(&self, plan: &mut SortPlan, keys_in: u64, vals_in: u64, keys_out: u64, vals_out: u64) -> Result<()> {
+    pub fn run_sort_plan(
+        &self,
+        plan: &mut SortPlan,
+        keys_in: u64,
+        vals_in: u64,
+        keys_out: u64,
+        vals_out: u64,
+    ) -> Result<()> {
         self.run_plan(plan, [keys_in, vals_in, keys_out, vals_out])
     }
 }
