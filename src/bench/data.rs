@@ -3,7 +3,7 @@
 use rayon::prelude::*;
 
 use crate::gen::{self, Distribution};
-use crate::key::RadixKey;
+use crate::key::{RadixBits, RadixKey};
 use crate::options::SortOptions;
 use crate::reference::sort_image;
 
@@ -76,10 +76,10 @@ pub fn check_pairs<K: RadixKey>(
     want_keys: &[K],
     opts: &SortOptions,
 ) -> crate::Result<()> {
-    check_equal(&format!("{what} keys"), keys_out, want_keys)?;
+    check_keys(&format!("{what} keys"), keys_out, want_keys)?;
     let bad = (0..vals_out.len()).into_par_iter().find_first(|&i| {
         let v = vals_out[i] as usize;
-        let points_home = keys_in.get(v).is_some_and(|k| *k == keys_out[i]);
+        let points_home = keys_in.get(v).is_some_and(|k| same(*k, keys_out[i]));
         let stable = i == 0
             || sort_image(keys_out[i - 1], opts) != sort_image(keys_out[i], opts)
             || vals_out[i - 1] < vals_out[i];
@@ -108,6 +108,31 @@ pub fn argsort_u32<K: RadixKey>(keys: &[K], opts: &SortOptions) -> Vec<u32> {
     let mut idx: Vec<u32> = (0..keys.len() as u32).collect();
     idx.par_sort_by_key(|&i| sort_image(keys[i as usize], opts));
     idx
+}
+
+/// Bit-for-bit key equality (NaN keys equal themselves; -0.0 and +0.0 differ).
+fn same<K: RadixKey>(a: K, b: K) -> bool {
+    a.to_radix().to_u128() == b.to_radix().to_u128()
+}
+
+/// `Err` naming the first key of `got` that is not bit-for-bit the key of `want`.
+pub fn check_keys<K: RadixKey>(what: &str, got: &[K], want: &[K]) -> crate::Result<()> {
+    let bad = if got.len() != want.len() {
+        Some(got.len().min(want.len()))
+    } else {
+        got.par_iter()
+            .zip(want.par_iter())
+            .position_first(|(x, y)| !same(*x, *y))
+    };
+    match bad {
+        None => Ok(()),
+        Some(i) => Err(crate::Error::Validation(format!(
+            "{what}: differs from the CPU reference at element {i} of {} (got {:?}, want {:?})",
+            want.len(),
+            got.get(i),
+            want.get(i)
+        ))),
+    }
 }
 
 /// The first index where `a` and `b` differ (or their lengths do).
@@ -169,6 +194,8 @@ mod tests {
         assert_eq!(argsort_u32(&keys, &opts), want);
         assert_eq!(first_mismatch(&[1, 2, 3], &[1, 2, 4]), Some(2));
         assert!(check_equal("x", &[1, 2], &[1, 3]).is_err());
+        check_keys("f", &[f32::NAN, 1.0], &[f32::NAN, 1.0]).unwrap();
+        assert!(check_keys("f", &[-0.0f32], &[0.0f32]).is_err());
         let perm = argsort_u32(&keys, &opts);
         let out: Vec<u32> = perm.iter().map(|&i| keys[i as usize]).collect();
         let want = sorted_keys(&keys, &opts);

@@ -31,6 +31,8 @@ pub fn export(dir: &Path, cc: Option<(i32, i32)>) -> Result<String> {
     let (major, minor) = cc.unwrap_or((9, 0));
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     let cuobjdump = super::on_path("cuobjdump");
+    // CUBINs only feed cuobjdump; they stay out of the export.
+    let scratch = tempfile::tempdir().map_err(|e| Error::io(std::env::temp_dir(), e))?;
     let (mut ptx, mut sass) = (0, 0);
     let mut sass_errors = Vec::new();
     for spec in all_module_specs() {
@@ -41,7 +43,7 @@ pub fn export(dir: &Path, cc: Option<(i32, i32)>) -> Result<String> {
         ptx += 1;
         if let Some(tool) = &cuobjdump {
             let cubin = compile::compile(&spec, &Target::Cubin { major, minor })?;
-            let cp = dir.join(format!("{stem}.cubin"));
+            let cp = scratch.path().join(format!("{stem}.cubin"));
             std::fs::write(&cp, cubin).map_err(|e| Error::io(&cp, e))?;
             match std::process::Command::new(tool)
                 .arg("-sass")
