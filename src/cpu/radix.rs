@@ -58,18 +58,32 @@ impl<B: RadixBits, V: Copy + Send + Sync + 'static> Elem for Pair<B, V> {
 }
 
 /// Where a pass reads element `i`.
-pub(crate) trait Source<E>: Sync {
+pub(crate) trait Source<E>: Sync + Copy {
     /// # Safety
     /// `i` is below the length the source was built for, and element `i` is initialised.
     unsafe fn get(&self, i: usize) -> E;
 }
 
 /// Where a pass writes element `i`.
-pub(crate) trait Sink<E>: Sync {
+pub(crate) trait Sink<E>: Sync + Copy {
     /// # Safety
     /// `i` is below the length the sink was built for, and no other thread writes or reads
     /// position `i` during the pass.
     unsafe fn put(&self, i: usize, e: E);
+    /// Writes `run` to positions `i..i + run.len()` (a staged cache line).
+    ///
+    /// # Safety
+    /// As [`Sink::put`] for every position of the run.
+    #[inline(always)]
+    unsafe fn put_run(&self, i: usize, run: &[E])
+    where
+        E: Copy,
+    {
+        for (k, &e) in run.iter().enumerate() {
+            // SAFETY: forwarded from the caller.
+            unsafe { self.put(i + k, e) };
+        }
+    }
     /// Address of element 0 in elements, modulo `line`: position `i` starts a cache line when
     /// `(i + phase) % line == 0`. Only a performance hint.
     fn phase(&self, line: usize) -> usize;
@@ -77,6 +91,25 @@ pub(crate) trait Sink<E>: Sync {
 
 /// A raw buffer of elements, read and written by position.
 pub(crate) struct Buf<E>(pub *mut E);
+
+impl<E> Clone for Buf<E> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<E> Copy for Buf<E> {}
+
+impl<E> Buf<E> {
+    /// The buffer from position `i` on.
+    ///
+    /// # Safety
+    /// `i` is within the allocation.
+    #[inline(always)]
+    pub(crate) unsafe fn at(self, i: usize) -> Buf<E> {
+        // SAFETY: forwarded from the caller.
+        Buf(unsafe { self.0.add(i) })
+    }
+}
 
 // SAFETY: the engine gives every position of a pass to exactly one task (the chunk offsets
 // partition the output), so sharing the pointer between tasks creates no data race.
@@ -97,6 +130,12 @@ impl<E: Copy + Send> Sink<E> for Buf<E> {
     unsafe fn put(&self, i: usize, e: E) {
         // SAFETY: the caller keeps `i` in bounds and owned by this task.
         unsafe { self.0.add(i).write(e) }
+    }
+    #[inline(always)]
+    unsafe fn put_run(&self, i: usize, run: &[E]) {
+        // SAFETY: the caller keeps the run in bounds and owned by this task; the staging line
+        // it comes from is a separate allocation.
+        unsafe { std::ptr::copy_nonoverlapping(run.as_ptr(), self.0.add(i), run.len()) }
     }
     fn phase(&self, line: usize) -> usize {
         phase_of(self.0, line)
@@ -197,18 +236,13 @@ impl Chunks {
         self.starts.len() - 1
     }
 
-    #[inline(always)]
-    fn of(&self, i: usize) -> usize {
-        ((i as u128 * self.mul as u128) >> 64) as usize
-    }
-
     fn range(&self, c: usize) -> (usize, usize) {
         (self.starts[c], self.starts[c + 1])
     }
 
     #[cfg(test)]
     pub(crate) fn of_for_tests(&self, i: usize) -> usize {
-        self.of(i)
+        chunk_of(self.mul, i)
     }
 
     #[cfg(test)]
@@ -235,9 +269,9 @@ pub(crate) struct Survey {
 ///
 /// # Safety
 /// `src` and `write` are valid for `chunks`' positions.
-pub(crate) unsafe fn survey<B: RadixBits, S: Source<B>>(
+pub(crate) unsafe fn survey<E: Elem, S: Source<E>>(
     src: &S,
-    write: Option<&Buf<B>>,
+    write: Option<&Buf<E>>,
     chunks: &Chunks,
     digit: Digit,
 ) -> Survey {
@@ -245,14 +279,15 @@ pub(crate) unsafe fn survey<B: RadixBits, S: Source<B>>(
     let task = |c: usize| {
         let (lo, hi) = chunks.range(c);
         let mut cnt = vec![0usize; r];
-        let (mut or, mut and) = (B::ZERO.to_u128(), B::MAX.to_u128());
+        let (mut or, mut and) = (E::B::ZERO.to_u128(), E::B::MAX.to_u128());
         for i in lo..hi {
             // SAFETY: `i` is inside this chunk, which the caller guarantees is valid.
-            let b = unsafe { src.get(i) };
+            let e = unsafe { src.get(i) };
             if let Some(w) = write {
                 // SAFETY: as above; chunks are disjoint, so only this task writes `i`.
-                unsafe { w.put(i, b) };
+                unsafe { w.put(i, e) };
             }
+            let b = e.bits();
             let u = b.to_u128();
             or |= u;
             and &= u;
@@ -268,7 +303,7 @@ pub(crate) unsafe fn survey<B: RadixBits, S: Source<B>>(
     };
     let mut s = Survey {
         or: 0,
-        and: B::MAX.to_u128(),
+        and: E::B::MAX.to_u128(),
         first: Counts {
             digit,
             counts: Vec::with_capacity(r * parts.len()),
@@ -403,15 +438,14 @@ unsafe fn scatter_direct<E: Elem, S: Source<E>, D: Sink<E>>(
     chunks: &Chunks,
     off: &mut [usize],
 ) -> Vec<usize> {
-    // Counting the next digit is a loop-invariant branch; `next` stands in when there is none.
+    // Locals, not references: stores through raw pointers would otherwise force reloads of
+    // every field on every element.
+    let (src, dst) = (*src, *dst);
     let count = next.is_some();
     let next = next.unwrap_or(digit);
     let r2 = next.radix();
-    let mut cnt = if count {
-        vec![0usize; chunks.count() * r2]
-    } else {
-        Vec::new()
-    };
+    let mul = chunks.mul;
+    let mut cnt = vec![0usize; if count { chunks.count() * r2 } else { 0 }];
     for i in lo..hi {
         // SAFETY: `i` is in this chunk; the digit is masked below `off.len()`; the offsets of
         // this chunk and digit stay inside the run the scan gave them, which no other task
@@ -424,11 +458,16 @@ unsafe fn scatter_direct<E: Elem, S: Source<E>, D: Sink<E>>(
             *slot = p + 1;
             dst.put(p, e);
             if count {
-                *cnt.get_unchecked_mut(chunks.of(p) * r2 + next.of(b)) += 1;
+                *cnt.get_unchecked_mut(chunk_of(mul, p) * r2 + next.of(b)) += 1;
             }
         }
     }
     cnt
+}
+
+#[inline(always)]
+fn chunk_of(mul: u64, i: usize) -> usize {
+    ((i as u128 * mul as u128) >> 64) as usize
 }
 
 /// The write-combining scatter: each digit fills a cache-line-sized staging line indexed by
@@ -445,46 +484,22 @@ unsafe fn scatter_wc<E: Elem, S: Source<E>, D: Sink<E>>(
     chunks: &Chunks,
     off: &mut [usize],
 ) -> Vec<usize> {
-    // Counting the next digit is a loop-invariant branch; `next` stands in when there is none.
-    let count = next.is_some();
-    let next = next.unwrap_or(digit);
+    let (src, dst) = (*src, *dst);
     let l = line_len::<E>();
     let lm = l - 1;
     let r = digit.radix();
+    let count = next.is_some();
+    let next = next.unwrap_or(digit);
     let r2 = next.radix();
     let phase = dst.phase(l);
-    let mut cnt = if count {
-        vec![0usize; chunks.count() * r2]
-    } else {
-        Vec::new()
-    };
+    let mul = chunks.mul;
+    let mut cnt = vec![0usize; if count { chunks.count() * r2 } else { 0 }];
     // The first position of each digit's run: a line's slots below it belong to another task.
     let start: Vec<usize> = off.to_vec();
     let mut lines: Vec<MaybeUninit<E>> = Vec::with_capacity(r * l);
     // SAFETY: MaybeUninit needs no initialisation.
     unsafe { lines.set_len(r * l) };
     let lines = lines.as_mut_ptr();
-
-    // Writes the staged positions [a, b) of digit d (all in one line) and counts them.
-    let flush = |d: usize, a: usize, b: usize, cnt: &mut Vec<usize>| {
-        let base = d * l;
-        let same = !count || chunks.of(a) == chunks.of(b - 1);
-        let c0 = if count { chunks.of(a) * r2 } else { 0 };
-        for q in a..b {
-            // SAFETY: slot `(q + phase) & lm` of line d was written for position q (every
-            // position in [start[d], off[d]) was staged, and [a, b) lies inside it); q is in
-            // this task's run of digit d; the count index is below `cnt.len()` as in
-            // `scatter_direct`.
-            unsafe {
-                let e = (*lines.add(base + ((q + phase) & lm))).assume_init();
-                dst.put(q, e);
-                if count {
-                    let c = if same { c0 } else { chunks.of(q) * r2 };
-                    *cnt.get_unchecked_mut(c + next.of(e.bits())) += 1;
-                }
-            }
-        }
-    };
 
     for i in lo..hi {
         // SAFETY: `i` is in this chunk; the digit is masked below `r` = `off.len()`, and the
@@ -499,7 +514,20 @@ unsafe fn scatter_wc<E: Elem, S: Source<E>, D: Sink<E>>(
             (*lines.add(d * l + s)).write(e);
             if s == lm {
                 let a = (p + 1).saturating_sub(l).max(*start.get_unchecked(d));
-                flush(d, a, p + 1, &mut cnt);
+                let line = lines.add(d * l).cast::<E>();
+                flush(
+                    dst,
+                    line,
+                    a,
+                    p + 1,
+                    phase,
+                    lm,
+                    count,
+                    next,
+                    mul,
+                    r2,
+                    &mut cnt,
+                );
             }
         }
     }
@@ -507,14 +535,58 @@ unsafe fn scatter_wc<E: Elem, S: Source<E>, D: Sink<E>>(
     for d in 0..r {
         let end = off[d];
         let filled = (end + phase) & lm;
-        if filled != 0 {
-            let a = end.saturating_sub(filled).max(start[d]);
-            if a < end {
-                flush(d, a, end, &mut cnt);
+        let a = end.saturating_sub(filled).max(start[d]);
+        if a < end {
+            // SAFETY: as in the loop.
+            unsafe {
+                let line = lines.add(d * l).cast::<E>();
+                flush(dst, line, a, end, phase, lm, count, next, mul, r2, &mut cnt);
             }
         }
     }
     cnt
+}
+
+/// Writes the staged positions `[a, b)` (all in one line) and counts their next digit.
+///
+/// # Safety
+/// The line's slots for `[a, b)` are initialised; `[a, b)` belongs to the calling task;
+/// `cnt` has `chunks * r2` entries when `count`.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn flush<E: Elem, D: Sink<E>>(
+    dst: D,
+    line: *const E,
+    a: usize,
+    b: usize,
+    phase: usize,
+    lm: usize,
+    count: bool,
+    next: Digit,
+    mul: u64,
+    r2: usize,
+    cnt: &mut [usize],
+) {
+    let first = (a + phase) & lm;
+    // SAFETY: slots `first .. first + (b - a)` are the staged positions `[a, b)`.
+    let run = unsafe { std::slice::from_raw_parts(line.add(first), b - a) };
+    if count {
+        let c0 = chunk_of(mul, a);
+        if c0 == chunk_of(mul, b - 1) {
+            let c = c0 * r2;
+            for e in run {
+                // SAFETY: chunk index times `r2` plus a masked digit is below `cnt.len()`.
+                unsafe { *cnt.get_unchecked_mut(c + next.of(e.bits())) += 1 };
+            }
+        } else {
+            for (q, e) in (a..b).zip(run) {
+                // SAFETY: as above.
+                unsafe { *cnt.get_unchecked_mut(chunk_of(mul, q) * r2 + next.of(e.bits())) += 1 };
+            }
+        }
+    }
+    // SAFETY: forwarded from the caller.
+    unsafe { dst.put_run(a, run) };
 }
 
 /// Copies `n` elements from `src` to `dst` in parallel (the odd-pass copy-back).
@@ -578,4 +650,117 @@ pub(crate) unsafe fn run<E: Elem, S0: Source<E>, Dn: Sink<E>>(
             }
         }
     }
+}
+
+/// A sink shifted by `off` positions: one bucket's window of the caller's output.
+#[derive(Clone, Copy)]
+pub(crate) struct Offset<D>(pub D, pub usize);
+
+impl<E: Copy, D: Sink<E>> Sink<E> for Offset<D> {
+    #[inline(always)]
+    unsafe fn put(&self, i: usize, e: E) {
+        // SAFETY: forwarded; the window lies inside the sink.
+        unsafe { self.0.put(self.1 + i, e) }
+    }
+    #[inline(always)]
+    unsafe fn put_run(&self, i: usize, run: &[E]) {
+        // SAFETY: forwarded; the window lies inside the sink.
+        unsafe { self.0.put_run(self.1 + i, run) }
+    }
+    fn phase(&self, line: usize) -> usize {
+        (self.0.phase(line) + self.1) % line
+    }
+}
+
+/// The MSD-first hybrid for large inputs: one parallel stable scatter on the top digit
+/// (`top`, its per-chunk counts known) from `first` into `bufs[1]`, then every bucket is sorted
+/// on its own by a serial LSD over the bits `[begin, top.shift)` that vary inside it, between
+/// its windows of `bufs[1]` and `bufs[0]`, and written to its window of `last`.
+///
+/// Why: on few cores a pass over memory costs about as much as the compute, and every
+/// parallel pass ends in a barrier that a descheduled thread holds up. Buckets of ~64K elements
+/// sort inside L2 with no barrier (rayon balances them by work stealing), so the input crosses
+/// memory about twice instead of once per digit. Small buckets take std's stable sort.
+///
+/// # Safety
+/// As [`run`], with `alias0` saying whether `bufs[0]` shares memory with `last`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn msd_then_lsd<E: Elem, S0: Source<E>, Dn: Sink<E>>(
+    first: &S0,
+    bufs: [&Buf<E>; 2],
+    last: &Dn,
+    alias0: bool,
+    chunks: &Chunks,
+    top: Counts,
+    begin: u32,
+    width: u32,
+) {
+    let n = chunks.starts[chunks.count()];
+    let low = top.digit.shift;
+    let r = top.digit.radix();
+    let t = chunks.count();
+    let mut bounds = Vec::with_capacity(r + 1);
+    let mut sum = 0usize;
+    for d in 0..r {
+        bounds.push(sum);
+        sum += (0..t).map(|c| top.counts[c * r + d]).sum::<usize>();
+    }
+    bounds.push(sum);
+    debug_assert_eq!(sum, n);
+    let (a, b) = (*bufs[1], *bufs[0]);
+    let last = *last;
+    // SAFETY: forwarded from the caller; `a` does not overlap `first`.
+    unsafe { scatter(first, &a, chunks, &top, None) };
+    let mask = (if low >= 128 {
+        u128::MAX
+    } else {
+        (1u128 << low) - 1
+    }) & (u128::MAX << begin);
+    let bucket = |d: usize| {
+        let (lo, hi) = (bounds[d], bounds[d + 1]);
+        let len = hi - lo;
+        if len == 0 {
+            return;
+        }
+        // SAFETY: buckets are disjoint windows of `a`, `b` and `last`, each owned by this task.
+        unsafe {
+            let src = a.at(lo);
+            let other = b.at(lo);
+            let sink = Offset(last, lo);
+            if len <= tuning::BUCKET_STD_SORT_MAX {
+                let v = std::slice::from_raw_parts_mut(src.0, len);
+                if low > begin {
+                    v.sort_by_key(|e| (e.bits().to_u128() & mask) >> begin);
+                }
+                sink.put_run(0, v);
+                return;
+            }
+            let one = Chunks::new(len, 1);
+            let guess = Digit {
+                shift: begin,
+                width: width.min(low - begin),
+            };
+            let sv = survey(&src, None, &one, guess);
+            let digits = plan((sv.or ^ sv.and) & mask, low, width, true);
+            let Some(&d0) = digits.first() else {
+                copy(&src, &sink, len);
+                return;
+            };
+            let counts = if d0 == guess {
+                sv.first
+            } else {
+                count(&src, &one, d0)
+            };
+            run(
+                &src,
+                [&other, &src],
+                &sink,
+                [alias0, false],
+                &one,
+                &digits,
+                counts,
+            );
+        }
+    };
+    (0..r).into_par_iter().for_each(bucket);
 }

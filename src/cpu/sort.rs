@@ -68,11 +68,30 @@ fn chunks_for(n: usize) -> Chunks {
     Chunks::new(n, tasks)
 }
 
-/// The digit the up-front read counts: the lowest one, assuming the low bits vary.
-fn first_digit(begin: u32, end: u32, width: u32) -> Digit {
+/// The digit the up-front read counts: the lowest one (LSD) or the top one (MSD-first),
+/// assuming those bits vary.
+fn first_digit(n: usize, elem: usize, begin: u32, end: u32, width: u32) -> Digit {
+    if n >= tuning::MSD_MIN_LEN {
+        let w = tuning::msd_digit_bits(n, elem).min(end - begin);
+        Digit {
+            shift: end - w,
+            width: w,
+        }
+    } else {
+        Digit {
+            shift: begin,
+            width: width.min(end - begin),
+        }
+    }
+}
+
+/// The MSD digit over the highest varying bits (`varying` is not zero).
+fn top_digit(n: usize, elem: usize, varying: u128, begin: u32) -> Digit {
+    let h = 128 - varying.leading_zeros();
+    let shift = h.saturating_sub(tuning::msd_digit_bits(n, elem)).max(begin);
     Digit {
-        shift: begin,
-        width: width.min(end - begin),
+        shift,
+        width: h - shift,
     }
 }
 
@@ -83,6 +102,7 @@ fn width_for<K: RadixKey>(opts: &SortOptions) -> u32 {
 }
 
 /// Reads keys as radix images.
+#[derive(Clone, Copy)]
 struct Images<K>(*const K, bool);
 // SAFETY: read-only access to positions the engine hands out.
 unsafe impl<K: Sync> Sync for Images<K> {}
@@ -96,6 +116,7 @@ impl<K: RadixKey> Source<K::Bits> for Images<K> {
 }
 
 /// Writes images back as keys.
+#[derive(Clone, Copy)]
 struct Keys<K>(*mut K, bool);
 // SAFETY: the engine gives each position to one task.
 unsafe impl<K: Send> Sync for Keys<K> {}
@@ -112,6 +133,7 @@ impl<K: RadixKey> Sink<K::Bits> for Keys<K> {
 }
 
 /// Reads keys and values as `(image, value)` records.
+#[derive(Clone, Copy)]
 struct Zip<K, V>(*const K, *const V, bool);
 // SAFETY: read-only access to positions the engine hands out.
 unsafe impl<K: Sync, V: Sync> Sync for Zip<K, V> {}
@@ -130,6 +152,7 @@ impl<K: RadixKey, V: Value> Source<Pair<K::Bits, V>> for Zip<K, V> {
 }
 
 /// Writes `(image, value)` records back to keys and values.
+#[derive(Clone, Copy)]
 struct Unzip<K, V>(*mut K, *mut V, bool);
 // SAFETY: the engine gives each position to one task.
 unsafe impl<K: Send, V: Send> Sync for Unzip<K, V> {}
@@ -150,6 +173,12 @@ impl<K: RadixKey, V: Value> Sink<Pair<K::Bits, V>> for Unzip<K, V> {
 
 /// Reads keys as `(image, position)` records.
 struct Iota<K, I>(*const K, bool, std::marker::PhantomData<I>);
+impl<K, I> Clone for Iota<K, I> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<K, I> Copy for Iota<K, I> {}
 // SAFETY: read-only access to positions the engine hands out.
 unsafe impl<K: Sync, I> Sync for Iota<K, I> {}
 
@@ -165,6 +194,7 @@ impl<K: RadixKey, I: SortIndex> Source<Pair<K::Bits, I>> for Iota<K, I> {
 }
 
 /// Writes the index of `(image, index)` records.
+#[derive(Clone, Copy)]
 struct Indices<I>(*mut I);
 // SAFETY: the engine gives each position to one task.
 unsafe impl<I: Send> Sync for Indices<I> {}
@@ -213,7 +243,7 @@ fn keys_impl<K: RadixKey>(keys: &mut [K], opts: &SortOptions) {
     }
     let width = width_for::<K>(opts);
     let chunks = chunks_for(n);
-    let guess = first_digit(begin, end, width);
+    let guess = first_digit(n, size_of::<K>(), begin, end, width);
     let kp = keys.as_mut_ptr();
     // The images live in the keys' own memory (same size and alignment, checked above).
     let bits = Buf(kp.cast::<K::Bits>());
@@ -242,14 +272,37 @@ fn keys_impl<K: RadixKey>(keys: &mut [K], opts: &SortOptions) {
         }
         return;
     };
+    let mut tmp = scratch::<K::Bits>(n);
+    let tb = buf(&mut tmp);
+    if n >= tuning::MSD_MIN_LEN {
+        let top = top_digit(n, size_of::<K>(), varying, begin);
+        // SAFETY: the images are initialised by the survey; `tb` is a separate buffer of `n`,
+        // the keys' memory (`bufs[0]`) is `last`'s, which `alias0` says.
+        unsafe {
+            let counts = if top == guess {
+                survey.first
+            } else {
+                radix::count(&bits, &chunks, top)
+            };
+            radix::msd_then_lsd(
+                &bits,
+                [&bits, &tb],
+                &last,
+                true,
+                &chunks,
+                counts,
+                begin,
+                width,
+            );
+        }
+        return;
+    }
     // SAFETY: the images are initialised by the survey.
     let counts = if d0 == guess {
         survey.first
     } else {
         unsafe { radix::count(&bits, &chunks, d0) }
     };
-    let mut tmp = scratch::<K::Bits>(n);
-    let tb = buf(&mut tmp);
     // SAFETY: `bits` and `last` are the keys' memory, `tb` a separate buffer of `n`; `alias`
     // says that `bufs[1]` is the keys themselves.
     unsafe {
@@ -329,7 +382,7 @@ fn pairs_impl<K: RadixKey, V: Value>(keys: &mut [K], values: &mut [V], opts: &So
     }
     let width = width_for::<K>(opts);
     let chunks = chunks_for(n);
-    let guess = first_digit(begin, end, width);
+    let guess = first_digit(n, size_of::<Pair<K::Bits, V>>(), begin, end, width);
     let (kp, vp) = (keys.as_mut_ptr(), values.as_mut_ptr());
     let images = Images(kp, desc);
     // SAFETY: `kp` is valid for `n` keys.
@@ -337,16 +390,40 @@ fn pairs_impl<K: RadixKey, V: Value>(keys: &mut [K], values: &mut [V], opts: &So
     let varying = (survey.or ^ survey.and) & range_mask(begin, end);
     let digits = radix::plan(varying, end, width, opts.digit_bits.is_none());
     let Some(&d0) = digits.first() else { return };
+    let mut a = scratch::<Pair<K::Bits, V>>(n);
+    // Untouched when there is one pass: its pages are never faulted in.
+    let mut b = scratch::<Pair<K::Bits, V>>(n);
+    let (ab, bb) = (buf(&mut a), buf(&mut b));
+    if n >= tuning::MSD_MIN_LEN {
+        let top = top_digit(n, size_of::<Pair<K::Bits, V>>(), varying, begin);
+        // SAFETY: keys and values have `n` elements; the scratch buffers are separate.
+        unsafe {
+            let counts = if top == guess {
+                survey.first
+            } else {
+                radix::count(&images, &chunks, top)
+            };
+            let zip = Zip(kp, vp, desc);
+            let unzip = Unzip(kp, vp, desc);
+            radix::msd_then_lsd(
+                &zip,
+                [&ab, &bb],
+                &unzip,
+                false,
+                &chunks,
+                counts,
+                begin,
+                width,
+            );
+        }
+        return;
+    }
     // SAFETY: as above.
     let counts = if d0 == guess {
         survey.first
     } else {
         unsafe { radix::count(&images, &chunks, d0) }
     };
-    let mut a = scratch::<Pair<K::Bits, V>>(n);
-    // Untouched when there is one pass: its pages are never faulted in.
-    let mut b = scratch::<Pair<K::Bits, V>>(n);
-    let (ab, bb) = (buf(&mut a), buf(&mut b));
     // SAFETY: keys and values have `n` elements (checked by the caller); the scratch buffers
     // are separate; `first` aliases `last`, which `run` never writes from the first pass.
     unsafe {
@@ -389,7 +466,7 @@ fn argsort_impl<K: RadixKey, I: SortIndex>(keys: &[K], opts: &SortOptions) -> Ve
     }
     let width = width_for::<K>(opts);
     let chunks = chunks_for(n);
-    let guess = first_digit(begin, end, width);
+    let guess = first_digit(n, size_of::<Pair<K::Bits, I>>(), begin, end, width);
     let kp = keys.as_ptr();
     let images = Images(kp, desc);
     // SAFETY: `kp` is valid for `n` keys.
@@ -399,16 +476,43 @@ fn argsort_impl<K: RadixKey, I: SortIndex>(keys: &[K], opts: &SortOptions) -> Ve
     let Some(&d0) = digits.first() else {
         return iota();
     };
+    let mut out: Vec<I> = Vec::with_capacity(n);
+    let mut a = scratch::<Pair<K::Bits, I>>(n);
+    let mut b = scratch::<Pair<K::Bits, I>>(n);
+    let (ab, bb) = (buf(&mut a), buf(&mut b));
+    if n >= tuning::MSD_MIN_LEN {
+        let top = top_digit(n, size_of::<Pair<K::Bits, I>>(), varying, begin);
+        // SAFETY: `kp` is valid for `n` keys and only read; `out` and the scratch buffers are
+        // separate allocations of `n`.
+        unsafe {
+            let counts = if top == guess {
+                survey.first
+            } else {
+                radix::count(&images, &chunks, top)
+            };
+            let iota = Iota(kp, desc, std::marker::PhantomData);
+            let sink = Indices(out.as_mut_ptr());
+            radix::msd_then_lsd(
+                &iota,
+                [&ab, &bb],
+                &sink,
+                false,
+                &chunks,
+                counts,
+                begin,
+                width,
+            );
+            // SAFETY: every bucket wrote its window of `out`.
+            out.set_len(n);
+        }
+        return out;
+    }
     // SAFETY: as above.
     let counts = if d0 == guess {
         survey.first
     } else {
         unsafe { radix::count(&images, &chunks, d0) }
     };
-    let mut out: Vec<I> = Vec::with_capacity(n);
-    let mut a = scratch::<Pair<K::Bits, I>>(n);
-    let mut b = scratch::<Pair<K::Bits, I>>(n);
-    let (ab, bb) = (buf(&mut a), buf(&mut b));
     // SAFETY: `kp` is valid for `n` keys and only read; `out` and the scratch buffers are
     // separate allocations of `n`.
     unsafe {

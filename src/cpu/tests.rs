@@ -135,7 +135,7 @@ fn check<K: RadixKey>(keys: &[K], opts: &SortOptions, what: &str) {
 /// Sizes around every threshold of the engine.
 fn edge_sizes() -> Vec<usize> {
     let mut s = vec![0, 1, 2, 3, 5, 17, 100, 1001];
-    for t in [tuning::SMALL_SORT_MAX, tuning::WC_MIN_LEN] {
+    for t in [tuning::SMALL_SORT_MAX, tuning::BUCKET_STD_SORT_MAX, 4096] {
         s.extend([t - 1, t, t + 1]);
     }
     s
@@ -154,12 +154,17 @@ fn check_type<K: RadixKey>(seed: u64) {
             }
         }
     }
-    // Parallel sizes: one or two distributions, both orders.
-    let n = 2 * tuning::PAR_MIN_LEN + 1;
-    for d in [Dist::Uniform, Dist::LowEntropy] {
-        let keys = gen::<K>(n, d, seed + 7);
-        for opts in all_orders() {
-            check(&keys, &opts, &format!("{d:?}"));
+    // Parallel LSD and MSD-first sizes: two distributions, both orders.
+    for n in [
+        tuning::PAR_MIN_LEN + 1,
+        tuning::MSD_MIN_LEN - 1,
+        tuning::MSD_MIN_LEN + 1,
+    ] {
+        for d in [Dist::Uniform, Dist::LowEntropy] {
+            let keys = gen::<K>(n, d, seed + 7);
+            for opts in all_orders() {
+                check(&keys, &opts, &format!("{d:?}"));
+            }
         }
     }
     // Bit ranges and digit widths.
@@ -223,6 +228,33 @@ fn float_keys() {
     for opts in all_orders() {
         check(&keys, &opts, "specials");
     }
+}
+
+/// Large enough for MSD buckets that take the in-bucket LSD (and its odd/even pass counts),
+/// bit ranges that end below the MSD digit, and narrow data whose top digit is not the guess.
+#[test]
+fn msd_buckets() {
+    let n = (1 << 18) + 5;
+    for d in [Dist::Uniform, Dist::LowEntropy, Dist::Narrow, Dist::Few] {
+        check(&gen::<u32>(n, d, 21), &SortOptions::new(), "msd");
+        check(
+            &gen::<f64>(n, d, 22),
+            &SortOptions::new().descending(),
+            "msd",
+        );
+    }
+    let keys = gen::<u64>(n, Dist::Uniform, 23);
+    check(&keys, &SortOptions::new().bits(3, 29), "msd range");
+    check(
+        &keys,
+        &SortOptions::new().bits(40, 64).digit_bits(5),
+        "msd range",
+    );
+    check(
+        &gen::<i16>(n, Dist::Uniform, 24),
+        &SortOptions::new(),
+        "msd i16",
+    );
 }
 
 /// Chunk boundaries with thread counts that do not divide the length.
