@@ -399,6 +399,10 @@ impl CudaBackend {
             .map_or([0, 0], |v| [dptr(&v[0], s), dptr(&v[1], s)]);
         let has_vals = k.value_bytes > 0;
 
+        if os.passes == 0 {
+            // An empty bit range: every key compares equal, the stable sort is the identity.
+            return self.identity_sort(k, os.iota.as_ref(), io);
+        }
         self.memset0(
             meta,
             (os.passes as usize * radix as usize + os.passes as usize) * 4,
@@ -447,19 +451,7 @@ impl CudaBackend {
         )?;
         if active.is_empty() {
             // Every key has the same digits: the stable sort is the identity.
-            self.dtod(io[2], io[0], k.n * k.key.size())?;
-            if let Some(iota) = &os.iota {
-                let g = self.grid_stride_blocks(n, ELEMENTWISE_THREADS);
-                return self.launch(
-                    iota,
-                    "iota",
-                    g,
-                    ELEMENTWISE_THREADS,
-                    0,
-                    &[KArg::U64(io[3]), KArg::U64(n)],
-                );
-            }
-            return self.dtod(io[3], io[1], k.n * k.value_bytes as usize);
+            return self.identity_sort(k, os.iota.as_ref(), io);
         }
         let in_place = io[0] == io[2];
         let last_i = active.len() - 1;
@@ -510,6 +502,24 @@ impl CudaBackend {
             src_v = dst_v;
         }
         Ok(())
+    }
+
+    /// The sort of keys that all compare equal: a copy (and the identity permutation).
+    fn identity_sort(&self, k: &PlanKey, iota: Option<&CudaFunction>, io: [u64; 4]) -> Result<()> {
+        self.dtod(io[2], io[0], k.n * k.key.size())?;
+        if let Some(iota) = iota {
+            let n = k.n as u64;
+            let g = self.grid_stride_blocks(n, ELEMENTWISE_THREADS);
+            return self.launch(
+                iota,
+                "iota",
+                g,
+                ELEMENTWISE_THREADS,
+                0,
+                &[KArg::U64(io[3]), KArg::U64(n)],
+            );
+        }
+        self.dtod(io[3], io[1], k.n * k.value_bytes as usize)
     }
 
     fn enqueue_three_phase(&self, k: &PlanKey, p: &ThreePhase, io: [u64; 4]) -> Result<()> {
