@@ -23,6 +23,16 @@ fn gpu() -> Option<Engine> {
     }
 }
 
+/// Under compute-sanitizer (`HISTOSORT_SANITIZE_SMALL=1`) large sizes shrink: the tools slow
+/// kernels down a hundredfold, and the small sizes still cover every tile boundary.
+fn size(n: usize) -> usize {
+    if std::env::var("HISTOSORT_SANITIZE_SMALL").as_deref() == Ok("1") {
+        n.min(20_000)
+    } else {
+        n
+    }
+}
+
 /// SplitMix64: deterministic, full-width random bits.
 fn random_bits(n: usize, seed: u64) -> Vec<u64> {
     let mut s = seed;
@@ -63,7 +73,7 @@ fn same_bits<K: RadixKey>(a: &[K], b: &[K], what: &str) {
 #[test]
 fn three_phase_every_digit_width_and_launch_mode() {
     let Some(e) = gpu() else { return };
-    for n in [2usize, 3, 1023, 1024, 1025, 2049, 100_003] {
+    for n in [2usize, 3, 1023, 1024, 1025, 2049, size(100_003)] {
         let input: Vec<u32> = keys(n, n as u64);
         for b in [1, 2, 4, 8] {
             for launch in [LaunchMode::Stream, LaunchMode::Graph] {
@@ -124,7 +134,7 @@ fn pairs_are_stable_for_every_key_width() {
             self.to_u128()
         }
     }
-    for n in [5000, 70_001] {
+    for n in [5000, size(70_001)] {
         check::<u8>(&e, n);
         check::<i16>(&e, n);
         check::<u32>(&e, n);
@@ -138,7 +148,7 @@ fn pairs_are_stable_for_every_key_width() {
 fn device_resident_calls_leave_the_input_alone() {
     let Some(e) = gpu() else { return };
     let g: &CudaBackend = e.cuda().unwrap();
-    let n = 300_001;
+    let n = size(300_001);
     let host: Vec<i32> = keys(n, 3);
     let input = DeviceBuffer::upload(g, &host).unwrap();
     let mut out = DeviceBuffer::<i32>::alloc(g, n).unwrap();
@@ -170,7 +180,7 @@ fn device_resident_calls_leave_the_input_alone() {
     same_bits(&out.download(g).unwrap(), &rk, "pairs keys");
     assert_eq!(vout.download(g).unwrap(), rv);
 
-    let bytes: Vec<u8> = random_bits(1 << 20, 9)
+    let bytes: Vec<u8> = random_bits(size(1 << 20), 9)
         .into_iter()
         .map(|x| (x % 7) as u8)
         .collect();
@@ -288,7 +298,7 @@ fn onesweep_tiles_orders_bit_ranges_and_pairs() {
             run::<i32>(&e, n, &os.clone().launch(LaunchMode::Graph));
         }
     }
-    for n in [1000, tile(8, 0) + 1, 3 * tile(1, 0) + 5, 1 << 20] {
+    for n in [1000, tile(8, 0) + 1, 3 * tile(1, 0) + 5, size(1 << 20)] {
         run::<u8>(&e, n, &os);
         run::<i16>(&e, n, &os.clone().descending());
         run::<f32>(&e, n, &os);
@@ -296,7 +306,7 @@ fn onesweep_tiles_orders_bit_ranges_and_pairs() {
         run::<f64>(&e, n, &os.clone().descending());
     }
     // Large: 2^24 + 1 with pass skipping (keys that fit 20 bits skip the top pass).
-    let n = (1 << 24) + 1;
+    let n = size((1 << 24) + 1);
     let input: Vec<u32> = keys::<u32>(n, 5).into_iter().map(|k| k >> 12).collect();
     let mut k = input.clone();
     e.sort(&mut k, &os).unwrap();
@@ -304,7 +314,7 @@ fn onesweep_tiles_orders_bit_ranges_and_pairs() {
     r.sort_unstable();
     assert_eq!(k, r, "2^24 + 1 keys below 2^20");
     // All keys equal: every pass is skipped, pairs keep their order.
-    let input = vec![7u32; 1 << 21];
+    let input = vec![7u32; size(1 << 21)];
     let mut k = input.clone();
     let mut v: Vec<u32> = (0..input.len() as u32).collect();
     e.sort_pairs(&mut k, &mut v, &os).unwrap();
@@ -312,7 +322,7 @@ fn onesweep_tiles_orders_bit_ranges_and_pairs() {
     assert!(v.iter().enumerate().all(|(i, &x)| x as usize == i));
     // In place on the device with a single pass (bits [0, 8)) must not read what it wrote.
     let g = e.cuda().unwrap();
-    let host: Vec<u32> = keys(1 << 20, 77);
+    let host: Vec<u32> = keys(size(1 << 20), 77);
     let mut d = DeviceBuffer::upload(g, &host).unwrap();
     let o = os.clone().bits(0, 8);
     g.sort_device_in_place(&mut d, &o).unwrap();
