@@ -138,11 +138,11 @@ fn scan(engine: &Engine, n: usize, seed: u64) -> histosort::Result<Step> {
 pub fn run(args: DemoArgs, g: &Global) -> CliResult {
     let engine = g.engine()?;
     let scale = if args.small { 16 } else { 1 };
-    println!("histosort demo on {}", engine.describe());
+    outln!("histosort demo on {}", engine.describe());
     if let Some(why) = engine.fallback_reason() {
-        println!("(CUDA not used: {why})");
+        outln!("(CUDA not used: {why})");
     }
-    println!();
+    outln!();
     type StepFn = fn(&Engine, usize, u64) -> histosort::Result<Step>;
     let steps: [(StepFn, usize, &str); 5] = [
         (sort_u32, (1 << 24) / scale, "sorting u32 keys"),
@@ -160,9 +160,15 @@ pub fn run(args: DemoArgs, g: &Global) -> CliResult {
     }
     bar.finish_and_clear();
 
-    println!(
+    outln!(
         "{:<28} {:>11} {:>10} {:>17}   {:<28} {:>10} {:>8}  check",
-        "step", "n", "time", "throughput", "baseline (same run)", "time", "speed-up"
+        "step",
+        "n",
+        "time",
+        "throughput",
+        "baseline (same run)",
+        "time",
+        "speed-up"
     );
     let mut failures = 0;
     for s in &results {
@@ -174,7 +180,7 @@ pub fn run(args: DemoArgs, g: &Global) -> CliResult {
                 format!("FAILED: {e}")
             }
         };
-        println!(
+        outln!(
             "{:<28} {:>11} {:>10} {:>17}   {:<28} {:>10} {:>7.1}x  {check}",
             s.name,
             fmt_count(s.n),
@@ -185,20 +191,20 @@ pub fn run(args: DemoArgs, g: &Global) -> CliResult {
             speedup
         );
     }
-    println!();
+    outln!();
     match (engine.kind(), engine.fallback_reason()) {
-        (histosort::BackendKind::Cuda, _) => println!("Ran on the GPU: {}.", engine.describe()),
-        (_, Some(why)) => println!(
+        (histosort::BackendKind::Cuda, _) => outln!("Ran on the GPU: {}.", engine.describe()),
+        (_, Some(why)) => outln!(
             "Ran on the CPU backend ({}); CUDA was not used because: {why}.",
             engine.describe()
         ),
-        (_, None) => println!("Ran on the CPU backend ({}), as asked.", engine.describe()),
+        (_, None) => outln!("Ran on the CPU backend ({}), as asked.", engine.describe()),
     }
     if failures > 0 {
         return Err(Failure::new(format!(
             "{failures} demo step(s) did not match the reference"
         )));
     }
-    println!("All outputs matched. Next: `histosort --help`, `histosort validate --quick`.");
+    outln!("All outputs matched. Next: `histosort --help`, `histosort validate --quick`.");
     Ok(())
 }

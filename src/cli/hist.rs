@@ -312,11 +312,11 @@ fn print_table(r: &Report) {
         .unwrap_or(5)
         .max(5);
     let bw = r.counts.len().saturating_sub(1).to_string().len().max(3);
-    println!("{:>bw$}  {:<rw$}  {:>cw$}", "bin", "range", "count");
+    outln!("{:>bw$}  {:<rw$}  {:>cw$}", "bin", "range", "count");
     for (i, (&c, range)) in r.counts.iter().zip(&ranges).enumerate() {
         // Round up so that any nonzero count shows at least a sliver.
         let len = ((c as u128 * BAR as u128).div_ceil(max as u128)) as usize;
-        println!("{i:>bw$}  {range:<rw$}  {c:>cw$}  {}", "█".repeat(len));
+        outln!("{i:>bw$}  {range:<rw$}  {c:>cw$}  {}", "█".repeat(len));
     }
     let counted: u64 = r.counts.iter().sum();
     let outside = r.n as u64 - counted;
@@ -325,9 +325,12 @@ fn print_table(r: &Report) {
     } else {
         String::new()
     };
-    println!(
+    outln!(
         "{} samples ({}), {} in bins, {} outside{nan}",
-        r.n, r.dtype, counted, outside
+        r.n,
+        r.dtype,
+        counted,
+        outside
     );
 }
 
@@ -358,5 +361,5 @@ fn print_json(r: &Report, args: &HistArgs, engine: &Engine) {
         "outside": r.n as u64 - counted,
         "nan": r.nan,
     });
-    println!("{doc:#}");
+    outln!("{doc:#}");
 }

@@ -5,8 +5,8 @@ use histosort::{cuda_probe, Backend, Engine};
 use super::{CliResult, Global};
 
 pub fn run(g: &Global) -> CliResult {
-    println!("histosort {}", env!("CARGO_PKG_VERSION"));
-    println!(
+    outln!("histosort {}", env!("CARGO_PKG_VERSION"));
+    outln!(
         "cpu:  available, {} threads (rayon; set RAYON_NUM_THREADS to change)",
         rayon::current_num_threads()
     );
@@ -17,18 +17,18 @@ pub fn run(g: &Global) -> CliResult {
             .map_err(|e| e.to_string()),
     };
     match &cuda {
-        Ok(desc) => println!("cuda: available: {desc}"),
-        Err(reason) => println!("cuda: unavailable: {reason}"),
+        Ok(desc) => outln!("cuda: available: {desc}"),
+        Err(reason) => outln!("cuda: unavailable: {reason}"),
     }
     let auto = Engine::auto();
     match auto.fallback_reason() {
-        None => println!("auto: {}", auto.describe()),
-        Some(why) => println!("auto: {} (CUDA not used: {why})", auto.describe()),
+        None => outln!("auto: {}", auto.describe()),
+        Some(why) => outln!("auto: {} (CUDA not used: {why})", auto.describe()),
     }
     if g.backend != Backend::Auto {
         match g.engine() {
-            Ok(e) => println!("--backend: {}", e.describe()),
-            Err(f) => println!("--backend: unavailable: {}", f.message),
+            Ok(e) => outln!("--backend: {}", e.describe()),
+            Err(f) => outln!("--backend: unavailable: {}", f.message),
         }
     }
     Ok(())

@@ -2,6 +2,13 @@
 //! become exit codes, file checks, number formatting.
 
 pub mod bench;
+/// `println!` that ends the program quietly when stdout is closed (`histosort ... | head`)
+/// instead of panicking.
+macro_rules! outln {
+    () => { $crate::cli::write_stdout(format_args!("")) };
+    ($($arg:tt)*) => { $crate::cli::write_stdout(format_args!($($arg)*)) };
+}
+
 pub mod demo;
 pub mod gen;
 pub mod hist;
@@ -87,6 +94,19 @@ impl From<histosort::Error> for Failure {
 impl From<String> for Failure {
     fn from(s: String) -> Failure {
         Failure::new(s)
+    }
+}
+
+/// Writes one line to stdout (see `outln!`).
+pub fn write_stdout(args: std::fmt::Arguments) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_fmt(args).and_then(|()| out.write_all(b"\n")) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("error: writing to stdout: {e}");
+        std::process::exit(1);
     }
 }
 

@@ -305,6 +305,17 @@ fn quantiles<T: Sample>(data: &[T], k: usize) -> Vec<T> {
     q
 }
 
+/// Bin boundaries from the data (so that some samples fall outside), or from uniform samples of
+/// the type when the data has too few distinct values (tiny or constant inputs).
+fn bounds<T: Sample + RadixKey>(data: &[T], k: usize, seed: u64) -> Vec<T> {
+    let q = quantiles(&data[..data.len().min(4096)], k);
+    if q.len() >= 4 {
+        return q;
+    }
+    let uniform: Vec<T> = generate(&Distribution::Uniform, 256, seed ^ 0xB0B);
+    quantiles(&uniform, k)
+}
+
 fn hist_cases<T: Sample + RadixKey>(p: &mut Plan) {
     let dists = [
         Distribution::Uniform,
@@ -323,13 +334,10 @@ fn hist_cases<T: Sample + RadixKey>(p: &mut Plan) {
                     );
                     p.add(name, move || {
                         let data: Vec<T> = generate(&dist, n, seed);
-                        // Bounds from a sample of the data, so that some samples fall outside.
-                        let q = quantiles(&data[..data.len().min(4096)], 10);
+                        let q = bounds::<T>(&data, 10, seed);
                         let (lo, hi) = match q.as_slice() {
                             [_, lo, .., hi, _] => (*lo, *hi),
-                            _ => {
-                                return Outcome::Skip("too few distinct values for a range".into())
-                            }
+                            _ => return Outcome::Fail("no bounds for the test".into()),
                         };
                         let want = match reference::histogram_even(&data, bins, lo, hi) {
                             Ok(w) => w,
@@ -345,10 +353,7 @@ fn hist_cases<T: Sample + RadixKey>(p: &mut Plan) {
                 let name = format!("hist-range {} {dist} n={n} {alg}", <T as Sample>::DTYPE);
                 p.add(name, move || {
                     let data: Vec<T> = generate(&dist, n, seed);
-                    let bounds = quantiles(&data[..data.len().min(4096)], 6);
-                    if bounds.len() < 2 {
-                        return Outcome::Skip("too few distinct values for boundaries".into());
-                    }
+                    let bounds = bounds::<T>(&data, 6, seed);
                     let want = match reference::histogram_range(&data, &bounds) {
                         Ok(w) => w,
                         Err(e) => return Outcome::Fail(format!("reference: {e}")),
@@ -577,7 +582,7 @@ pub fn run(args: ValidateArgs, g: &Global) -> CliResult {
             .collect(),
         None => p.cases,
     };
-    println!(
+    outln!(
         "validating {} cases on {}{}",
         cases.len(),
         engine.describe(),
@@ -610,12 +615,12 @@ pub fn run(args: ValidateArgs, g: &Global) -> CliResult {
             }
         };
         if let Some(line) = line {
-            bar.suspend(|| println!("{line}"));
+            bar.suspend(|| outln!("{line}"));
         }
         bar.inc(1);
     }
     bar.finish_and_clear();
-    println!(
+    outln!(
         "{passed} passed, {} failed, {skipped} skipped on {} in {}",
         failed.len(),
         engine.kind(),

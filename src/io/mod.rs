@@ -28,10 +28,8 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use bytemuck::Pod;
-
 use crate::error::{Error, Result};
-use crate::key::DType;
+use crate::key::{DType, RadixKey};
 
 // Elements are read and written as the host's bytes; the file formats are little-endian.
 const _: () = assert!(
@@ -86,9 +84,8 @@ macro_rules! with_array {
     };
 }
 
-/// An element type an [`Array`] can hold.
-pub trait Element: Pod + Send + Sync + std::fmt::Debug + 'static {
-    const DTYPE: DType;
+/// An element type an [`Array`] can hold (every key type; its dtype is [`RadixKey::DTYPE`]).
+pub trait Element: RadixKey {
     fn into_array(v: Vec<Self>) -> Array;
     /// The typed `Vec`, or the array back when it holds another type.
     fn from_array(a: Array) -> std::result::Result<Vec<Self>, Array>;
@@ -98,7 +95,6 @@ pub trait Element: Pod + Send + Sync + std::fmt::Debug + 'static {
 macro_rules! element {
     ($($t:ty => $d:ident),*) => {$(
         impl Element for $t {
-            const DTYPE: DType = DType::$d;
             fn into_array(v: Vec<Self>) -> Array {
                 Array::$d(v)
             }
