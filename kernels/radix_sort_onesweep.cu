@@ -91,38 +91,61 @@ extern "C" __global__ void __launch_bounds__(THREADS) onesweep_scan_histogram(u3
     if (threadIdx.x < RADIX) h[threadIdx.x] = e;
 }
 
-extern "C" __global__ void __launch_bounds__(THREADS)
-onesweep_pass(const key_t *__restrict__ keys_in, key_t *__restrict__ keys_out,
-              const value_t *__restrict__ vals_in, value_t *__restrict__ vals_out,
-              status_t *__restrict__ status, status_t *__restrict__ status_next,
-              u32 *__restrict__ tile_counter, const u32 *__restrict__ digit_offsets, u64 n,
-              u32 shift, u32 bits, u32 num_tiles, u32 desc, u32 first, u32 last, u32 iota) {
-    __shared__ union {
+// Loads of data that other blocks of the same launch wrote (the fused kernel) must not be
+// served from this SM's L1 or the read-only path: .cg caches them in L2 only.
+template <bool COHERENT, typename T>
+__device__ __forceinline__ T load(const T *p) {
+    if (!COHERENT) return *p;
+    if (sizeof(T) == 16) {
+        ulonglong2 v = __ldcg((const ulonglong2 *)p);
+        return *(T *)&v;
+    } else if (sizeof(T) == 8) {
+        unsigned long long v = __ldcg((const unsigned long long *)p);
+        return *(T *)&v;
+    } else if (sizeof(T) == 4) {
+        unsigned int v = __ldcg((const unsigned int *)p);
+        return *(T *)&v;
+    } else if (sizeof(T) == 2) {
+        unsigned short v = __ldcg((const unsigned short *)p);
+        return *(T *)&v;
+    } else {
+        unsigned char v = __ldcg((const unsigned char *)p);
+        return *(T *)&v;
+    }
+}
+
+struct TileStorage {
+    union {
         key_t keys[TILE];
         u32 warp_hist[NUM_WARPS][RADIX];
     } s;
 #if HAS_VALUES
-    __shared__ value_t s_vals[TILE];
+    value_t vals[TILE];
 #endif
-    __shared__ u32 s_digit_start[RADIX];
-    __shared__ u32 s_out_base[RADIX];
-    __shared__ u32 s_ws[NUM_WARPS];
-    __shared__ u32 s_tile;
+    u32 digit_start[RADIX];
+    u32 out_base[RADIX];
+    u32 offsets[RADIX];
+    u32 ws[NUM_WARPS];
+    u32 tile;
+};
 
+// One tile of one digit pass: rank, publish and look back, scatter. `offsets` holds the
+// exclusive scan of the pass's global digit counts (global or shared memory).
+template <bool COHERENT>
+__device__ __forceinline__ void onesweep_tile(TileStorage &st, const u32 tile,
+                                              const key_t *keys_in, key_t *keys_out,
+                                              const value_t *vals_in, value_t *vals_out,
+                                              status_t *status, const u32 *offsets, u64 n,
+                                              u32 shift, u32 bits, u32 desc, u32 first, u32 last,
+                                              u32 iota) {
     const u32 tid = threadIdx.x;
     const u32 lane = lane_id();
     const u32 warp = warp_id();
     const u32 mask = (1u << bits) - 1;
-
-    if (tid == 0) s_tile = atomicAdd(tile_counter, 1u);
-    for (u32 i = lane; i < RADIX; i += WARP_THREADS) s.warp_hist[warp][i] = 0;
-    __syncthreads();
-    const u32 tile = s_tile;
     const u64 base = (u64)tile * TILE;
     const u32 valid = (u32)min((u64)TILE, n - base);
 
-    // Clear this tile's status words for the next pass (that pass runs after this kernel).
-    for (u32 d = tid; d < RADIX; d += THREADS) status_next[(u64)tile * RADIX + d] = 0;
+    for (u32 i = lane; i < RADIX; i += WARP_THREADS) st.s.warp_hist[warp][i] = 0;
 
     // Load: warp w owns positions [w * WARP_ITEMS, (w + 1) * WARP_ITEMS), striped by lane.
     key_t k[ITEMS];
@@ -130,12 +153,13 @@ onesweep_pass(const key_t *__restrict__ keys_in, key_t *__restrict__ keys_out,
     for (int j = 0; j < ITEMS; j++) {
         u32 p = warp * WARP_ITEMS + j * WARP_THREADS + lane;
         if (p < valid) {
-            key_t x = keys_in[base + p];
+            key_t x = load<COHERENT>(keys_in + base + p);
             k[j] = first ? transform_in(x, desc) : x;
         } else {
             k[j] = KEY_ALL_ONES;
         }
     }
+    __syncwarp();
 
     // Rank within the warp: peers with the same digit in this round, plus earlier rounds.
     u32 rank[ITEMS];
@@ -144,9 +168,9 @@ onesweep_pass(const key_t *__restrict__ keys_in, key_t *__restrict__ keys_out,
     for (int j = 0; j < ITEMS; j++) {
         u32 d = digit_of(k[j], shift, mask);
         u32 peers = __match_any_sync(FULL_MASK, d);
-        u32 prior = s.warp_hist[warp][d];
+        u32 prior = st.s.warp_hist[warp][d];
         __syncwarp();
-        if ((peers & lt) == 0) s.warp_hist[warp][d] = prior + __popc(peers);
+        if ((peers & lt) == 0) st.s.warp_hist[warp][d] = prior + __popc(peers);
         __syncwarp();
         rank[j] = prior + __popc(peers & lt);
     }
@@ -157,8 +181,8 @@ onesweep_pass(const key_t *__restrict__ keys_in, key_t *__restrict__ keys_out,
     if (tid < RADIX) {
 #pragma unroll
         for (int w = 0; w < NUM_WARPS; w++) {
-            u32 c = s.warp_hist[w][tid];
-            s.warp_hist[w][tid] = count;
+            u32 c = st.s.warp_hist[w][tid];
+            st.s.warp_hist[w][tid] = count;
             count += c;
         }
         if (tid == mask) count -= TILE - valid;  // padding
@@ -167,23 +191,23 @@ onesweep_pass(const key_t *__restrict__ keys_in, key_t *__restrict__ keys_out,
                          (tile == 0 ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | (status_t)count);
     }
     u32 total;
-    u32 start = block_exclusive_scan(count, s_ws, total);
+    u32 start = block_exclusive_scan(count, st.ws, total);
     if (tid <= mask) {
         status_t excl = 0;
         if (tile > 0) {
             for (i64 t = (i64)tile - 1; t >= 0; t--) {
-                status_t st;
+                status_t sw;
                 do {
-                    st = load_status(&status[(u64)t * RADIX + tid]);
-                } while ((st & FLAG_MASK) == 0);
-                excl += st & ~FLAG_MASK;
-                if (st & FLAG_INCLUSIVE) break;
+                    sw = load_status(&status[(u64)t * RADIX + tid]);
+                } while ((sw & FLAG_MASK) == 0);
+                excl += sw & ~FLAG_MASK;
+                if (sw & FLAG_INCLUSIVE) break;
             }
             store_status(&status[(u64)tile * RADIX + tid], FLAG_INCLUSIVE | (excl + count));
         }
-        s_digit_start[tid] = start;
+        st.digit_start[tid] = start;
         // Destination of tile position p with this digit: out_base + p (wrapping u32 math).
-        s_out_base[tid] = digit_offsets[tid] + (u32)excl - start;
+        st.out_base[tid] = offsets[tid] + (u32)excl - start;
     }
     __syncthreads();
 
@@ -191,11 +215,11 @@ onesweep_pass(const key_t *__restrict__ keys_in, key_t *__restrict__ keys_out,
 #pragma unroll
     for (int j = 0; j < ITEMS; j++) {
         u32 d = digit_of(k[j], shift, mask);
-        pos[j] = s_digit_start[d] + s.warp_hist[warp][d] + rank[j];
+        pos[j] = st.digit_start[d] + st.s.warp_hist[warp][d] + rank[j];
     }
     __syncthreads();  // warp_hist is about to be overwritten by the keys
 #pragma unroll
-    for (int j = 0; j < ITEMS; j++) s.keys[pos[j]] = k[j];
+    for (int j = 0; j < ITEMS; j++) st.s.keys[pos[j]] = k[j];
     __syncthreads();
 
     // Scatter in tile order: consecutive threads write consecutive slots of a digit's run.
@@ -203,8 +227,8 @@ onesweep_pass(const key_t *__restrict__ keys_in, key_t *__restrict__ keys_out,
     for (int j = 0; j < ITEMS; j++) {
         u32 p = j * THREADS + tid;
         if (p < valid) {
-            key_t x = s.keys[p];
-            u32 dst = s_out_base[digit_of(x, shift, mask)] + p;
+            key_t x = st.s.keys[p];
+            u32 dst = st.out_base[digit_of(x, shift, mask)] + p;
             keys_out[dst] = last ? transform_out(x, desc) : x;
         }
     }
@@ -215,11 +239,11 @@ onesweep_pass(const key_t *__restrict__ keys_in, key_t *__restrict__ keys_out,
         if (p < valid) {
 #if VALUE_BYTES == 4 || VALUE_BYTES == 8
             // argsort: the first pass makes the value the key's input index.
-            value_t v = iota ? (value_t)(base + p) : vals_in[base + p];
+            value_t v = iota ? (value_t)(base + p) : load<COHERENT>(vals_in + base + p);
 #else
-            value_t v = vals_in[base + p];
+            value_t v = load<COHERENT>(vals_in + base + p);
 #endif
-            s_vals[pos[j]] = v;
+            st.vals[pos[j]] = v;
         }
     }
     __syncthreads();
@@ -227,9 +251,142 @@ onesweep_pass(const key_t *__restrict__ keys_in, key_t *__restrict__ keys_out,
     for (int j = 0; j < ITEMS; j++) {
         u32 p = j * THREADS + tid;
         if (p < valid) {
-            u32 dst = s_out_base[digit_of(s.keys[p], shift, mask)] + p;
-            vals_out[dst] = s_vals[p];
+            u32 dst = st.out_base[digit_of(st.s.keys[p], shift, mask)] + p;
+            vals_out[dst] = st.vals[p];
         }
     }
 #endif
+    __syncthreads();  // the storage is reused by the caller's next tile or pass
 }
+
+extern "C" __global__ void __launch_bounds__(THREADS)
+onesweep_pass(const key_t *__restrict__ keys_in, key_t *__restrict__ keys_out,
+              const value_t *__restrict__ vals_in, value_t *__restrict__ vals_out,
+              status_t *__restrict__ status, status_t *__restrict__ status_next,
+              u32 *__restrict__ tile_counter, const u32 *__restrict__ digit_offsets, u64 n,
+              u32 shift, u32 bits, u32 num_tiles, u32 desc, u32 first, u32 last, u32 iota) {
+    __shared__ TileStorage st;
+    (void)num_tiles;
+    if (threadIdx.x == 0) st.tile = atomicAdd(tile_counter, 1u);
+    __syncthreads();
+    const u32 tile = st.tile;
+    // Clear this tile's status words for the next pass (that pass runs after this kernel).
+    for (u32 d = threadIdx.x; d < RADIX; d += THREADS) status_next[(u64)tile * RADIX + d] = 0;
+    onesweep_tile<false>(st, tile, keys_in, keys_out, vals_in, vals_out, status, digit_offsets, n,
+                         shift, bits, desc, first, last, iota);
+}
+
+#if STATUS_BITS == 32 && (KEY_BITS + RADIX_BITS - 1) / RADIX_BITS <= NUM_WARPS
+#define HAS_FUSED 1
+// A barrier across the whole grid. Every block must be resident (cooperative launch); the
+// counter starts at zero and `target` grows by gridDim.x per barrier.
+__device__ __forceinline__ void grid_barrier(u32 *counter, u32 target) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        atomicAdd(counter, 1u);
+        while (*(volatile u32 *)counter < target) __nanosleep(64);
+        __threadfence();
+    }
+    __syncthreads();
+}
+
+// The whole sort in one cooperative launch, for inputs small enough that every tile's block
+// is resident at once (the case where CUB pays for many launches): histogram every digit,
+// then per active digit a onesweep pass, with grid barriers instead of kernel boundaries.
+// `meta` (zeroed by the host) holds: [0] the barrier counter, then passes * RADIX counts,
+// then passes * num_tiles * RADIX status words (32-bit: these sorts are far below 2^30 keys).
+extern "C" __global__ void __launch_bounds__(THREADS)
+onesweep_fused(const key_t *keys_in, key_t *keys_out, const value_t *vals_in, value_t *vals_out,
+               key_t *tmp_keys0, key_t *tmp_keys1, value_t *tmp_vals0, value_t *tmp_vals1,
+               u32 *meta, u64 n, u32 begin_bit, u32 end_bit, u32 desc, u32 iota, u32 in_place) {
+    __shared__ TileStorage st;
+    const u32 passes = (end_bit - begin_bit + RADIX_BITS - 1) / RADIX_BITS;
+    u32 *barrier = meta;
+    u32 *hist = meta + 1;
+    status_t *status = (status_t *)(hist + passes * RADIX);
+    const u32 tiles = gridDim.x;
+    const u32 tile = blockIdx.x;  // all blocks are resident: no need for an atomic ticket
+    const u64 base = (u64)tile * TILE;
+    const u32 valid = (u32)min((u64)TILE, n - base);
+    u32 barriers = 0;
+
+    // Phase 0: this tile's digits of every pass, into the global counts.
+    {
+        u32 *sh = &st.s.warp_hist[0][0];  // NUM_WARPS * RADIX >= passes * RADIX is asserted below
+        for (u32 i = threadIdx.x; i < passes * RADIX; i += THREADS) sh[i] = 0;
+        __syncthreads();
+        for (u32 i = threadIdx.x; i < valid; i += THREADS) {
+            key_t k = transform_in(keys_in[base + i], desc);
+            for (u32 p = 0; p < passes; p++) {
+                u32 shift = begin_bit + p * RADIX_BITS;
+                u32 w = min((u32)RADIX_BITS, end_bit - shift);
+                atomicAdd(&sh[p * RADIX + digit_of(k, shift, (1u << w) - 1)], 1u);
+            }
+        }
+        __syncthreads();
+        for (u32 i = threadIdx.x; i < passes * RADIX; i += THREADS)
+            if (sh[i]) atomicAdd(&hist[i], sh[i]);
+    }
+    grid_barrier(barrier, ++barriers * tiles);
+
+    // Which passes do anything: a digit shared by every key leaves the order as it is.
+    // Every block reads the same counts, so every block takes the same decisions.
+    u32 active = 0, first_active = passes, last_active = 0;
+    for (u32 p = 0; p < passes; p++) {
+        u32 c = threadIdx.x < RADIX ? __ldcg(&hist[p * RADIX + threadIdx.x]) : 0;
+        int trivial = __syncthreads_or(c == n);
+        if (!trivial) {
+            active++;
+            first_active = min(first_active, p);
+            last_active = p;
+        }
+    }
+    const key_t *src_k = keys_in;
+    const value_t *src_v = vals_in;
+    u32 done = 0;
+    for (u32 p = 0; p < passes; p++) {
+        u32 c = threadIdx.x < RADIX ? __ldcg(&hist[p * RADIX + threadIdx.x]) : 0;
+        if (__syncthreads_or(c == n)) continue;
+        // The pass's digit offsets: an exclusive scan of its counts, in every block.
+        u32 total;
+        u32 e = block_exclusive_scan(c, st.ws, total);
+        if (threadIdx.x < RADIX) st.offsets[threadIdx.x] = e;
+        __syncthreads();
+        const u32 shift = begin_bit + p * RADIX_BITS;
+        const u32 w = min((u32)RADIX_BITS, end_bit - shift);
+        const bool is_last = p == last_active;
+        const bool direct = is_last && !(in_place && active == 1);
+        key_t *dst_k = direct ? keys_out : (done % 2 ? tmp_keys1 : tmp_keys0);
+        value_t *dst_v = direct ? vals_out : (done % 2 ? tmp_vals1 : tmp_vals0);
+        onesweep_tile<true>(st, tile, src_k, dst_k, src_v, dst_v, status + (u64)p * tiles * RADIX,
+                            st.offsets, n, shift, w, desc, p == first_active, is_last,
+                            iota && p == first_active);
+        grid_barrier(barrier, ++barriers * tiles);
+        src_k = dst_k;
+        src_v = dst_v;
+        done++;
+    }
+    if (active == 0) {
+        // The stable sort is the identity: copy this block's tile.
+        for (u32 i = threadIdx.x; i < valid; i += THREADS) {
+            keys_out[base + i] = keys_in[base + i];
+#if HAS_VALUES
+#if VALUE_BYTES == 4 || VALUE_BYTES == 8
+            vals_out[base + i] = iota ? (value_t)(base + i) : vals_in[base + i];
+#else
+            vals_out[base + i] = vals_in[base + i];
+#endif
+#endif
+        }
+    } else if (src_k != keys_out) {
+        // In place with a single pass: the result went to a temporary, copy it back.
+        for (u32 i = threadIdx.x; i < valid; i += THREADS) {
+            keys_out[base + i] = load<true>(src_k + base + i);
+#if HAS_VALUES
+            vals_out[base + i] = load<true>(src_v + base + i);
+#endif
+        }
+    }
+}
+#endif  // fused kernel: 32-bit status words, phase-0 histogram fits the warp counters

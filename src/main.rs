@@ -39,6 +39,8 @@ enum Command {
     Demo(cli::demo::DemoArgs),
     /// Benchmarks: the seeds' measurements (hist-study, contention, sort, graph, scan, peers).
     Bench(cli::bench::BenchArgs),
+    /// Compile every CUDA kernel with NVRTC (no GPU needed): a build check for CI.
+    CompileKernels(cli::compile::CompileArgs),
 }
 
 fn main() -> ExitCode {
@@ -53,6 +55,7 @@ fn main() -> ExitCode {
         Command::Validate(args) => cli::validate::run(args, g),
         Command::Demo(args) => cli::demo::run(args, g),
         Command::Bench(args) => cli::bench::run(args, g),
+        Command::CompileKernels(args) => cli::compile::run(args, g),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -2,6 +2,7 @@
 //! become exit codes, file checks, number formatting.
 
 pub mod bench;
+pub mod compile;
 /// `println!` that ends the program quietly when stdout is closed (`histosort ... | head`)
 /// instead of panicking.
 macro_rules! outln {

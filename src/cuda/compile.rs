@@ -111,6 +111,10 @@ impl ModuleSpec {
         ];
         for (k, v) in &self.defines {
             f.push(format!("-D{k}={v}"));
+            if k == "KEY_BITS" && v == "128" {
+                // 128-bit keys are `unsigned __int128`, which NVRTC only accepts with this flag.
+                f.push("--device-int128".to_string());
+            }
         }
         f
     }

@@ -40,20 +40,7 @@ impl CudaBackend {
             shared_mem_bytes: shared_bytes,
         };
         let mut b = self.stream.launch_builder(f);
-        for a in args {
-            match a {
-                KArg::U64(x) => b.arg(x),
-                KArg::U32(x) => b.arg(x),
-                KArg::I64(x) => b.arg(x),
-                KArg::I32(x) => b.arg(x),
-                KArg::F32(x) => b.arg(x),
-                KArg::F64(x) => b.arg(x),
-                KArg::U8(x) => b.arg(x),
-                KArg::I8(x) => b.arg(x),
-                KArg::U16(x) => b.arg(x),
-                KArg::I16(x) => b.arg(x),
-            };
-        }
+        push_args(&mut b, args);
         // SAFETY: every kernel's parameter list is matched by its caller in this module tree
         // (pointers as u64 device addresses of live buffers sized for the launch); the
         // arguments outlive the call, which copies them.
@@ -63,6 +50,53 @@ impl CudaBackend {
                 e,
             )
         })
+    }
+}
+
+impl CudaBackend {
+    /// Launches `f` cooperatively (every block resident at once, as grid barriers need).
+    pub(crate) fn launch_cooperative(
+        &self,
+        f: &CudaFunction,
+        name: &str,
+        grid: u32,
+        block: u32,
+        args: &[KArg],
+    ) -> Result<()> {
+        let cfg = LaunchConfig {
+            grid_dim: (grid.max(1), 1, 1),
+            block_dim: (block, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let mut b = self.stream.launch_builder(f);
+        push_args(&mut b, args);
+        // SAFETY: as for `launch`; the grid was sized from the kernel's occupancy so that
+        // every block is resident, which the driver checks again.
+        unsafe { b.launch_cooperative(cfg) }
+            .map(|_| ())
+            .map_err(|e| {
+                driver_err(
+                    &format!("cuLaunchCooperativeKernel({name}, grid {grid}, block {block})"),
+                    e,
+                )
+            })
+    }
+}
+
+fn push_args<'a>(b: &mut cudarc::driver::LaunchArgs<'a>, args: &'a [KArg]) {
+    for a in args {
+        match a {
+            KArg::U64(x) => b.arg(x),
+            KArg::U32(x) => b.arg(x),
+            KArg::I64(x) => b.arg(x),
+            KArg::I32(x) => b.arg(x),
+            KArg::F32(x) => b.arg(x),
+            KArg::F64(x) => b.arg(x),
+            KArg::U8(x) => b.arg(x),
+            KArg::I8(x) => b.arg(x),
+            KArg::U16(x) => b.arg(x),
+            KArg::I16(x) => b.arg(x),
+        };
     }
 }
 

@@ -15,9 +15,9 @@ use crate::error::{Error, Result};
 use crate::key::{DType, RadixBits, RadixKey, SortIndex, Value};
 use crate::options::SortOptions;
 use crate::tuning::cuda::{
-    onesweep_items, ELEMENTWISE_THREADS, ONESWEEP_RADIX_BITS, ONESWEEP_SKIP_MIN, ONESWEEP_THREADS,
-    THREE_PHASE_DIGIT_BITS, THREE_PHASE_DIGIT_WIDTHS, THREE_PHASE_ITEMS, THREE_PHASE_THREADS,
-    THREE_PHASE_TILE,
+    onesweep_items, ELEMENTWISE_THREADS, ONESWEEP_FUSED_MAX, ONESWEEP_RADIX_BITS,
+    ONESWEEP_SKIP_MIN, ONESWEEP_THREADS, THREE_PHASE_DIGIT_BITS, THREE_PHASE_DIGIT_WIDTHS,
+    THREE_PHASE_ITEMS, THREE_PHASE_THREADS, THREE_PHASE_TILE,
 };
 
 /// KEY_BITS and KEY_KIND of a key type, or why the GPU cannot sort it.
@@ -133,6 +133,8 @@ struct ThreePhase {
 }
 
 struct Onesweep {
+    /// The single-launch kernel, when this shape fits one resident grid.
+    fused: Option<CudaFunction>,
     histogram: CudaFunction,
     scan_histogram: CudaFunction,
     pass: CudaFunction,
@@ -338,7 +340,27 @@ impl CudaBackend {
                 self.alloc::<u8>(bytes, what)?,
             ])
         };
+        // One cooperative launch when every tile's block fits on the device at once.
+        let fused = if key.launch == LaunchMode::Stream
+            && n <= ONESWEEP_FUSED_MAX
+            && status_bits == 32
+            && (1..=8).contains(&passes)
+        {
+            let f = self.function(&spec, "onesweep_fused")?;
+            let per_sm = f
+                .occupancy_max_active_blocks_per_multiprocessor(ONESWEEP_THREADS, 0, None)
+                .map_err(|e| driver_err("cuOccupancyMaxActiveBlocksPerMultiprocessor", e))?;
+            (tiles <= per_sm as u64 * self.info.sm_count as u64).then_some(f)
+        } else {
+            None
+        };
+        let meta_words = if fused.is_some() {
+            1 + passes as usize * radix + passes as usize * tiles as usize * radix
+        } else {
+            passes as usize * radix + passes as usize
+        };
         Ok(Onesweep {
+            fused,
             histogram: self.function(&spec, "onesweep_histogram")?,
             scan_histogram: self.function(&spec, "onesweep_scan_histogram")?,
             pass: self.function(&spec, "onesweep_pass")?,
@@ -352,10 +374,7 @@ impl CudaBackend {
             } else {
                 None
             },
-            meta: self.alloc::<u8>(
-                (passes as usize * radix + passes as usize) * 4,
-                "digit histograms",
-            )?,
+            meta: self.alloc::<u8>(meta_words * 4, "digit histograms")?,
             status: two(status_bytes, "look-back status")?,
         })
     }
@@ -402,6 +421,33 @@ impl CudaBackend {
         if os.passes == 0 {
             // An empty bit range: every key compares equal, the stable sort is the identity.
             return self.identity_sort(k, os.iota.as_ref(), io);
+        }
+        if let Some(fused) = &os.fused {
+            let words = 1 + os.passes as usize * radix as usize * (1 + os.tiles as usize);
+            self.memset0(meta, words * 4)?;
+            return self.launch_cooperative(
+                fused,
+                "onesweep_fused",
+                os.tiles as u32,
+                ONESWEEP_THREADS,
+                &[
+                    KArg::U64(io[0]),
+                    KArg::U64(io[2]),
+                    KArg::U64(if has_vals { io[1] } else { 0 }),
+                    KArg::U64(if has_vals { io[3] } else { 0 }),
+                    KArg::U64(keys[0]),
+                    KArg::U64(keys[1]),
+                    KArg::U64(vals[0]),
+                    KArg::U64(vals[1]),
+                    KArg::U64(meta),
+                    KArg::U64(n),
+                    KArg::U32(k.begin),
+                    KArg::U32(k.end),
+                    KArg::U32(desc),
+                    KArg::U32(k.iota as u32),
+                    KArg::U32((io[0] == io[2]) as u32),
+                ],
+            );
         }
         self.memset0(
             meta,

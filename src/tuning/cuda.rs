@@ -56,3 +56,7 @@ pub const fn onesweep_items(key_bytes: u32, value_bytes: u32) -> u32 {
         per
     }
 }
+
+/// Onesweep sort: up to this many keys the whole sort runs as one cooperative launch (grid
+/// barriers instead of kernel boundaries), when every tile's block can be resident at once.
+pub const ONESWEEP_FUSED_MAX: usize = 1 << 20;
