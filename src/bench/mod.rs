@@ -221,7 +221,7 @@ impl Method {
     pub fn samples_for(&self, one_run_ms: f64) -> usize {
         let max = self.samples.max(1);
         let min = self.min_samples.clamp(1, max);
-        if !(one_run_ms > 0.0) || !self.budget_ms.is_finite() {
+        if one_run_ms.is_nan() || one_run_ms <= 0.0 || !self.budget_ms.is_finite() {
             return max;
         }
         ((self.budget_ms / one_run_ms) as usize).clamp(min, max)
