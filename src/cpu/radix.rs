@@ -364,7 +364,10 @@ const fn line_len<E>() -> usize {
 
 /// Whether the write-combining scatter pays for this element and digit.
 fn use_wc<E>(digit: Digit, n: usize) -> bool {
-    line_len::<E>() >= 4 && digit.radix() <= tuning::WC_MAX_RADIX && n >= tuning::WC_MIN_LEN
+    tuning::WRITE_COMBINING
+        && line_len::<E>() >= 4
+        && digit.radix() <= tuning::WC_MAX_RADIX
+        && n >= tuning::WC_MIN_LEN
 }
 
 /// One stable scatter pass from `src` to `dst` by `counts.digit`, counting `next` on the way.
