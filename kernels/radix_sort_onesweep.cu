@@ -115,22 +115,26 @@ __device__ __forceinline__ T load(const T *p) {
 }
 
 struct TileStorage {
-    union {
-        key_t keys[TILE];
-        u32 warp_hist[NUM_WARPS][RADIX];
-    } s;
+    key_t keys[TILE];
 #if HAS_VALUES
     value_t vals[TILE];
 #endif
-    u32 digit_start[RADIX];
+    // Per warp and digit: first the warp's count, then the running tile position.
+    u32 warp_hist[NUM_WARPS][RADIX];
     u32 out_base[RADIX];
     u32 offsets[RADIX];
     u32 ws[NUM_WARPS];
     u32 tile;
 };
 
-// One tile of one digit pass: rank, publish and look back, scatter. `offsets` holds the
-// exclusive scan of the pass's global digit counts (global or shared memory).
+// One tile of one digit pass. Order of work, chosen so that the look-back rarely waits:
+//   1. load the keys and count their digits per warp (shared atomics: "early counts");
+//   2. publish the tile's counts (AGGREGATE), scan them into each warp's first position;
+//   3. rank with __match_any_sync straight into tile positions, stage the keys in shared
+//      memory sorted by digit (this work hides the predecessors' latency);
+//   4. look back for the exclusive prefix of each digit over earlier tiles, publish INCLUSIVE;
+//   5. scatter: consecutive threads write consecutive slots of a digit's run.
+// `offsets` holds the exclusive scan of the pass's global digit counts.
 template <bool COHERENT>
 __device__ __forceinline__ void onesweep_tile(TileStorage &st, const u32 tile,
                                               const key_t *keys_in, key_t *keys_out,
@@ -145,9 +149,10 @@ __device__ __forceinline__ void onesweep_tile(TileStorage &st, const u32 tile,
     const u64 base = (u64)tile * TILE;
     const u32 valid = (u32)min((u64)TILE, n - base);
 
-    for (u32 i = lane; i < RADIX; i += WARP_THREADS) st.s.warp_hist[warp][i] = 0;
+    for (u32 i = lane; i < RADIX; i += WARP_THREADS) st.warp_hist[warp][i] = 0;
+    __syncwarp();
 
-    // Load: warp w owns positions [w * WARP_ITEMS, (w + 1) * WARP_ITEMS), striped by lane.
+    // 1. Load: warp w owns positions [w * WARP_ITEMS, (w + 1) * WARP_ITEMS), striped by lane.
     key_t k[ITEMS];
 #pragma unroll
     for (int j = 0; j < ITEMS; j++) {
@@ -159,79 +164,50 @@ __device__ __forceinline__ void onesweep_tile(TileStorage &st, const u32 tile,
             k[j] = KEY_ALL_ONES;
         }
     }
-    __syncwarp();
+#pragma unroll
+    for (int j = 0; j < ITEMS; j++) atomicAdd(&st.warp_hist[warp][digit_of(k[j], shift, mask)], 1u);
+    __syncthreads();
 
-    // Rank within the warp: peers with the same digit in this round, plus earlier rounds.
-    u32 rank[ITEMS];
+    // 2. Per digit: the tile's count (published at once), each warp's first position.
+    u32 count = 0;
+    if (tid < RADIX) {
+#pragma unroll
+        for (int w = 0; w < NUM_WARPS; w++) count += st.warp_hist[w][tid];
+        if (tid <= mask) {
+            // The padding is all ones: it is counted under the largest digit.
+            u32 real = tid == mask ? count - (TILE - valid) : count;
+            store_status(&status[(u64)tile * RADIX + tid],
+                         (tile == 0 ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | (status_t)real);
+        }
+    }
+    u32 total;
+    u32 start = block_exclusive_scan(count, st.ws, total);
+    if (tid < RADIX) {
+        u32 run = start;
+#pragma unroll
+        for (int w = 0; w < NUM_WARPS; w++) {
+            u32 c = st.warp_hist[w][tid];
+            st.warp_hist[w][tid] = run;
+            run += c;
+        }
+    }
+    __syncthreads();
+
+    // 3. Rank: peers with the same digit in this round, after the warp's earlier keys.
+    u32 pos[ITEMS];
     const u32 lt = (1u << lane) - 1;
 #pragma unroll
     for (int j = 0; j < ITEMS; j++) {
         u32 d = digit_of(k[j], shift, mask);
         u32 peers = __match_any_sync(FULL_MASK, d);
-        u32 prior = st.s.warp_hist[warp][d];
+        u32 prior = st.warp_hist[warp][d];
         __syncwarp();
-        if ((peers & lt) == 0) st.s.warp_hist[warp][d] = prior + __popc(peers);
+        if ((peers & lt) == 0) st.warp_hist[warp][d] = prior + __popc(peers);
         __syncwarp();
-        rank[j] = prior + __popc(peers & lt);
+        pos[j] = prior + __popc(peers & lt);
     }
-    __syncthreads();
-
-    // Per digit: warp-exclusive prefixes, the tile's count, publish, scan, look back.
-    u32 count = 0;
-    if (tid < RADIX) {
 #pragma unroll
-        for (int w = 0; w < NUM_WARPS; w++) {
-            u32 c = st.s.warp_hist[w][tid];
-            st.s.warp_hist[w][tid] = count;
-            count += c;
-        }
-        if (tid == mask) count -= TILE - valid;  // padding
-        if (tid <= mask)
-            store_status(&status[(u64)tile * RADIX + tid],
-                         (tile == 0 ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | (status_t)count);
-    }
-    u32 total;
-    u32 start = block_exclusive_scan(count, st.ws, total);
-    if (tid <= mask) {
-        status_t excl = 0;
-        if (tile > 0) {
-            for (i64 t = (i64)tile - 1; t >= 0; t--) {
-                status_t sw;
-                do {
-                    sw = load_status(&status[(u64)t * RADIX + tid]);
-                } while ((sw & FLAG_MASK) == 0);
-                excl += sw & ~FLAG_MASK;
-                if (sw & FLAG_INCLUSIVE) break;
-            }
-            store_status(&status[(u64)tile * RADIX + tid], FLAG_INCLUSIVE | (excl + count));
-        }
-        st.digit_start[tid] = start;
-        // Destination of tile position p with this digit: out_base + p (wrapping u32 math).
-        st.out_base[tid] = offsets[tid] + (u32)excl - start;
-    }
-    __syncthreads();
-
-    u32 pos[ITEMS];
-#pragma unroll
-    for (int j = 0; j < ITEMS; j++) {
-        u32 d = digit_of(k[j], shift, mask);
-        pos[j] = st.digit_start[d] + st.s.warp_hist[warp][d] + rank[j];
-    }
-    __syncthreads();  // warp_hist is about to be overwritten by the keys
-#pragma unroll
-    for (int j = 0; j < ITEMS; j++) st.s.keys[pos[j]] = k[j];
-    __syncthreads();
-
-    // Scatter in tile order: consecutive threads write consecutive slots of a digit's run.
-#pragma unroll
-    for (int j = 0; j < ITEMS; j++) {
-        u32 p = j * THREADS + tid;
-        if (p < valid) {
-            key_t x = st.s.keys[p];
-            u32 dst = st.out_base[digit_of(x, shift, mask)] + p;
-            keys_out[dst] = last ? transform_out(x, desc) : x;
-        }
-    }
+    for (int j = 0; j < ITEMS; j++) st.keys[pos[j]] = k[j];
 #if HAS_VALUES
 #pragma unroll
     for (int j = 0; j < ITEMS; j++) {
@@ -246,12 +222,44 @@ __device__ __forceinline__ void onesweep_tile(TileStorage &st, const u32 tile,
             st.vals[pos[j]] = v;
         }
     }
+#endif
+
+    // 4. Look back over earlier tiles for this digit's exclusive prefix.
+    if (tid <= mask) {
+        u32 real = tid == mask ? count - (TILE - valid) : count;
+        status_t excl = 0;
+        if (tile > 0) {
+            for (i64 t = (i64)tile - 1; t >= 0; t--) {
+                status_t sw;
+                do {
+                    sw = load_status(&status[(u64)t * RADIX + tid]);
+                } while ((sw & FLAG_MASK) == 0);
+                excl += sw & ~FLAG_MASK;
+                if (sw & FLAG_INCLUSIVE) break;
+            }
+            store_status(&status[(u64)tile * RADIX + tid], FLAG_INCLUSIVE | (excl + real));
+        }
+        // Destination of tile position p with this digit: out_base + p (wrapping u32 math).
+        st.out_base[tid] = offsets[tid] + (u32)excl - start;
+    }
     __syncthreads();
+
+    // 5. Scatter in tile order.
 #pragma unroll
     for (int j = 0; j < ITEMS; j++) {
         u32 p = j * THREADS + tid;
         if (p < valid) {
-            u32 dst = st.out_base[digit_of(st.s.keys[p], shift, mask)] + p;
+            key_t x = st.keys[p];
+            u32 dst = st.out_base[digit_of(x, shift, mask)] + p;
+            keys_out[dst] = last ? transform_out(x, desc) : x;
+        }
+    }
+#if HAS_VALUES
+#pragma unroll
+    for (int j = 0; j < ITEMS; j++) {
+        u32 p = j * THREADS + tid;
+        if (p < valid) {
+            u32 dst = st.out_base[digit_of(st.keys[p], shift, mask)] + p;
             vals_out[dst] = st.vals[p];
         }
     }
@@ -313,7 +321,7 @@ onesweep_fused(const key_t *keys_in, key_t *keys_out, const value_t *vals_in, va
 
     // Phase 0: this tile's digits of every pass, into the global counts.
     {
-        u32 *sh = &st.s.warp_hist[0][0];  // NUM_WARPS * RADIX >= passes * RADIX is asserted below
+        u32 *sh = &st.warp_hist[0][0];  // NUM_WARPS * RADIX >= passes * RADIX is asserted below
         for (u32 i = threadIdx.x; i < passes * RADIX; i += THREADS) sh[i] = 0;
         __syncthreads();
         for (u32 i = threadIdx.x; i < valid; i += THREADS) {

@@ -39,8 +39,10 @@ pub const ONESWEEP_RADIX_BITS: u32 = 8;
 /// Onesweep sort: keys per thread for keys-only 32-bit sorts (tile 3840, CUB's figure for
 /// recent GPUs); other shapes keep the tile's keys and values within the byte budget below.
 pub const ONESWEEP_ITEMS_MAX: u32 = 15;
-/// Onesweep sort: static shared memory for the staged tile's keys and values.
-pub const ONESWEEP_TILE_BYTES: u32 = 40 * 1024;
+/// Onesweep sort: shared memory for the staged tile's keys and values; with the warp
+/// counters (8 KiB) and the digit tables (2 KiB) a block stays under the 48 KiB of static
+/// shared memory.
+pub const ONESWEEP_TILE_BYTES: u32 = 36 * 1024;
 /// Onesweep sort: from this length on, the up-front histogram is read back so that passes
 /// whose digit is the same for every key are skipped (a synchronisation costs ~10 us).
 pub const ONESWEEP_SKIP_MIN: usize = 1 << 20;
