@@ -2,7 +2,6 @@
 //! become exit codes, file checks, number formatting.
 
 pub mod bench;
-pub mod compile;
 /// `println!` that ends the program quietly when stdout is closed (`histosort ... | head`)
 /// instead of panicking.
 macro_rules! outln {
@@ -10,6 +9,7 @@ macro_rules! outln {
     ($($arg:tt)*) => { $crate::cli::write_stdout(format_args!($($arg)*)) };
 }
 
+pub mod compile;
 pub mod demo;
 pub mod gen;
 pub mod hist;
