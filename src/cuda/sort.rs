@@ -345,6 +345,8 @@ impl CudaBackend {
             && n <= ONESWEEP_FUSED_MAX
             && status_bits == 32
             && (1..=8).contains(&passes)
+            // The kernel exists only where a full key's digit counts fit its counters (<= 64 bits).
+            && key.key.size() <= 8
         {
             let f = self.function(&spec, "onesweep_fused")?;
             let per_sm = f
