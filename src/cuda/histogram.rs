@@ -79,6 +79,29 @@ impl CudaBackend {
         Ok(h)
     }
 
+    /// Runs `launch(first_sample, samples, counters)` over chunks of at most HIST_CHUNK
+    /// samples, each into fresh 32-bit counters (which cannot overflow), and sums the chunks'
+    /// counts in 64 bits. Every histogram variant with 32-bit counters goes through here.
+    fn counts_in_chunks(
+        &self,
+        n: u64,
+        bins: usize,
+        mut launch: impl FnMut(u64, u64, u64) -> Result<()>,
+    ) -> Result<Vec<u64>> {
+        let mut total = vec![0u64; bins];
+        let mut start = 0u64;
+        while start < n {
+            let len = (n - start).min(HIST_CHUNK);
+            let h = self.zeroed_counts(bins)?;
+            launch(start, len, h.device_ptr(self))?;
+            for (t, c) in total.iter_mut().zip(h.download(self)?) {
+                *t += c as u64;
+            }
+            start += len;
+        }
+        Ok(total)
+    }
+
     /// Enqueues a 256-bin byte histogram of `n` bytes at `data` into the counters at `hist`,
     /// in chunks whose counts fit 32 bits (chunk starts stay 16-byte aligned).
     pub fn enqueue_histogram_u8(
@@ -113,25 +136,10 @@ impl CudaBackend {
         data: &DeviceBuffer<u8>,
         algorithm: HistogramAlgorithm,
     ) -> Result<Vec<u64>> {
-        let n = data.len() as u64;
-        let mut total = vec![0u64; 256];
-        // One 32-bit counter set per chunk of HIST_CHUNK samples, summed here in 64 bits.
-        let mut start = 0u64;
-        while start < n.max(1) {
-            let len = (n - start).min(HIST_CHUNK);
-            let h = self.zeroed_counts(256)?;
-            self.enqueue_histogram_u8(
-                algorithm,
-                data.device_ptr(self) + start,
-                len,
-                h.device_ptr(self),
-            )?;
-            for (t, c) in total.iter_mut().zip(h.download(self)?) {
-                *t += c as u64;
-            }
-            start += len.max(1);
-        }
-        Ok(total)
+        let base = data.device_ptr(self);
+        self.counts_in_chunks(data.len() as u64, 256, |start, len, hist| {
+            self.enqueue_histogram_u8(algorithm, base + start, len, hist)
+        })
     }
 
     pub fn histogram_u8(&self, data: &[u8], algorithm: HistogramAlgorithm) -> Result<Vec<u64>> {
@@ -170,14 +178,11 @@ impl CudaBackend {
         let scale = sample_arg(T::even_scale(&even));
         let privatize = want_private && bins * 4 <= HIST_SHARED_BYTES as usize;
         let f = self.function(&spec, "hist_even")?;
-        let n = data.len() as u64;
-        let mut total = vec![0u64; bins];
-        let mut start = 0u64;
-        while start < n {
-            let len = (n - start).min(HIST_CHUNK);
-            let h = self.zeroed_counts(bins)?;
+        let base = data.device_ptr(self);
+        let size = std::mem::size_of::<T>() as u64;
+        self.counts_in_chunks(data.len() as u64, bins, |start, len, hist| {
             let grid = self.grid_stride_blocks(len, HIST_THREADS);
-            let ptr = data.device_ptr(self) + start * std::mem::size_of::<T>() as u64;
+            let ptr = base + start * size;
             self.launch(
                 &f,
                 "hist_even",
@@ -185,7 +190,7 @@ impl CudaBackend {
                 HIST_THREADS,
                 if privatize { (bins * 4) as u32 } else { 0 },
                 &[
-                    KArg::U64(h.device_ptr(self)),
+                    KArg::U64(hist),
                     KArg::U64(ptr),
                     KArg::U64(len),
                     sample_arg(lower),
@@ -194,13 +199,8 @@ impl CudaBackend {
                     KArg::U32(bins as u32),
                     KArg::U32(privatize as u32),
                 ],
-            )?;
-            for (t, c) in total.iter_mut().zip(h.download(self)?) {
-                *t += c as u64;
-            }
-            start += len;
-        }
-        Ok(total)
+            )
+        })
     }
 
     pub fn histogram_even<T: Sample>(
@@ -236,14 +236,11 @@ impl CudaBackend {
         let privatize = want_private && shared <= HIST_SHARED_BYTES as usize;
         let bounds = DeviceBuffer::upload(self, boundaries)?;
         let f = self.function(&spec, "hist_range")?;
-        let n = data.len() as u64;
-        let mut total = vec![0u64; bins];
-        let mut start = 0u64;
-        while start < n {
-            let len = (n - start).min(HIST_CHUNK);
-            let h = self.zeroed_counts(bins)?;
+        let base = data.device_ptr(self);
+        let size = std::mem::size_of::<T>() as u64;
+        self.counts_in_chunks(data.len() as u64, bins, |start, len, hist| {
             let grid = self.grid_stride_blocks(len, HIST_THREADS);
-            let ptr = data.device_ptr(self) + start * std::mem::size_of::<T>() as u64;
+            let ptr = base + start * size;
             self.launch(
                 &f,
                 "hist_range",
@@ -251,20 +248,15 @@ impl CudaBackend {
                 HIST_THREADS,
                 if privatize { shared as u32 } else { 0 },
                 &[
-                    KArg::U64(h.device_ptr(self)),
+                    KArg::U64(hist),
                     KArg::U64(ptr),
                     KArg::U64(len),
                     KArg::U64(bounds.device_ptr(self)),
                     KArg::U32(boundaries.len() as u32),
                     KArg::U32(privatize as u32),
                 ],
-            )?;
-            for (t, c) in total.iter_mut().zip(h.download(self)?) {
-                *t += c as u64;
-            }
-            start += len;
-        }
-        Ok(total)
+            )
+        })
     }
 
     pub fn histogram_range<T: Sample>(
