@@ -22,6 +22,13 @@
 #ifndef RADIX_BITS
 #error "RADIX_BITS must be defined"
 #endif
+#ifndef RANK_BALLOT
+#error "RANK_BALLOT (1: find a digit's peers by ballots, 0: by __match_any_sync) must be defined"
+#endif
+#ifndef LOOKBACK
+#error "LOOKBACK (status words read per look-back step) must be defined"
+#endif
+static_assert(LOOKBACK >= 1 && LOOKBACK <= 32, "LOOKBACK is 1 to 32 words per step");
 #define RADIX (1 << RADIX_BITS)
 #define TILE (THREADS * ITEMS)
 #define WARP_ITEMS (WARP_THREADS * ITEMS)
@@ -58,25 +65,56 @@ __device__ __forceinline__ void store_status(status_t *p, status_t v) {
 }
 
 // Histograms of every digit of every pass, in one read of the keys. hist[pass][digit].
+// Lanes spread over HIST_PARTS copies of the block's counters, so that a warp whose keys share
+// a digit (low-entropy inputs) serialises HIST_PARTS times less on one shared address; each
+// thread keeps HIST_UNROLL loads in flight.
+#define MAX_PASSES ((KEY_BITS + RADIX_BITS - 1) / RADIX_BITS)
+#if KEY_BITS <= 32
+#define HIST_PARTS 4
+#elif KEY_BITS == 64
+#define HIST_PARTS 2
+#else
+#define HIST_PARTS 1
+#endif
+#define HIST_UNROLL 4
 extern "C" __global__ void __launch_bounds__(THREADS)
 onesweep_histogram(const key_t *__restrict__ keys, u64 n, u32 *__restrict__ hist, u32 begin_bit,
                    u32 end_bit, u32 desc, u32 transform) {
-    __shared__ u32 s_hist[(KEY_BITS + RADIX_BITS - 1) / RADIX_BITS][RADIX];
+    __shared__ u32 s_hist[HIST_PARTS][MAX_PASSES][RADIX];
     const u32 passes = (end_bit - begin_bit + RADIX_BITS - 1) / RADIX_BITS;
-    for (u32 i = threadIdx.x; i < passes * RADIX; i += THREADS) (&s_hist[0][0])[i] = 0;
+    for (u32 i = threadIdx.x; i < HIST_PARTS * MAX_PASSES * RADIX; i += THREADS)
+        (&s_hist[0][0][0])[i] = 0;
     __syncthreads();
-    for (u64 i = (u64)blockIdx.x * THREADS + threadIdx.x; i < n; i += (u64)gridDim.x * THREADS) {
-        key_t k = keys[i];
-        if (transform) k = transform_in(k, desc);
+    u32(*h)[RADIX] = s_hist[lane_id() % HIST_PARTS];
+    const u64 stride = (u64)gridDim.x * THREADS;
+    u64 i = (u64)blockIdx.x * THREADS + threadIdx.x;
+    for (; i + (HIST_UNROLL - 1) * stride < n; i += HIST_UNROLL * stride) {
+        key_t k[HIST_UNROLL];
+#pragma unroll
+        for (int u = 0; u < HIST_UNROLL; u++) k[u] = keys[i + u * stride];
+#pragma unroll
+        for (int u = 0; u < HIST_UNROLL; u++) {
+            key_t x = transform ? transform_in(k[u], desc) : k[u];
+            for (u32 p = 0; p < passes; p++) {
+                u32 shift = begin_bit + p * RADIX_BITS;
+                u32 w = min((u32)RADIX_BITS, end_bit - shift);
+                atomicAdd(&h[p][digit_of(x, shift, (1u << w) - 1)], 1u);
+            }
+        }
+    }
+    for (; i < n; i += stride) {
+        key_t x = transform ? transform_in(keys[i], desc) : keys[i];
         for (u32 p = 0; p < passes; p++) {
             u32 shift = begin_bit + p * RADIX_BITS;
             u32 w = min((u32)RADIX_BITS, end_bit - shift);
-            atomicAdd(&s_hist[p][digit_of(k, shift, (1u << w) - 1)], 1u);
+            atomicAdd(&h[p][digit_of(x, shift, (1u << w) - 1)], 1u);
         }
     }
     __syncthreads();
     for (u32 i = threadIdx.x; i < passes * RADIX; i += THREADS) {
-        u32 c = (&s_hist[0][0])[i];
+        u32 c = 0;
+#pragma unroll
+        for (int q = 0; q < HIST_PARTS; q++) c += (&s_hist[q][0][0])[i];
         if (c) atomicAdd(&hist[i], c);
     }
 }
@@ -128,11 +166,16 @@ struct TileStorage {
 };
 
 // One tile of one digit pass. Order of work, chosen so that the look-back rarely waits:
-//   1. load the keys and count their digits per warp (shared atomics: "early counts");
-//   2. publish the tile's counts (AGGREGATE), scan them into each warp's first position;
-//   3. rank with __match_any_sync straight into tile positions, stage the keys in shared
-//      memory sorted by digit (this work hides the predecessors' latency);
-//   4. look back for the exclusive prefix of each digit over earlier tiles, publish INCLUSIVE;
+//   1. load the keys (warp w owns a contiguous segment, striped by lane);
+//   2. rank each key among the warp's keys of its digit: __match_any_sync finds the peers of
+//      one round, the highest peer adds the round's count to the warp's counter with one shared
+//      atomic and broadcasts the counter's old value. Rounds do not wait on each other (the
+//      counter is only touched by atomics, which a warp issues in order), so the 15 rounds
+//      overlap instead of forming one chain of shared-memory round trips;
+//   3. publish the tile's counts (AGGREGATE) and scan them into each warp's first position;
+//   4. stage the keys in shared memory sorted by digit (this work hides the predecessors'
+//      latency), then look back for the exclusive prefix of each digit over earlier tiles,
+//      LOOKBACK tiles per step, and publish INCLUSIVE;
 //   5. scatter: consecutive threads write consecutive slots of a digit's run.
 // `offsets` holds the exclusive scan of the pass's global digit counts.
 template <bool COHERENT>
@@ -148,27 +191,46 @@ __device__ __forceinline__ void onesweep_tile(TileStorage &st, const u32 tile,
     const u32 mask = (1u << bits) - 1;
     const u64 base = (u64)tile * TILE;
     const u32 valid = (u32)min((u64)TILE, n - base);
+    const bool full = valid == TILE;
 
     for (u32 i = lane; i < RADIX; i += WARP_THREADS) st.warp_hist[warp][i] = 0;
-    __syncwarp();
 
     // 1. Load: warp w owns positions [w * WARP_ITEMS, (w + 1) * WARP_ITEMS), striped by lane.
     key_t k[ITEMS];
+    const key_t *src = keys_in + base + warp * WARP_ITEMS + lane;
+    if (full) {
 #pragma unroll
-    for (int j = 0; j < ITEMS; j++) {
-        u32 p = warp * WARP_ITEMS + j * WARP_THREADS + lane;
-        if (p < valid) {
-            key_t x = load<COHERENT>(keys_in + base + p);
+        for (int j = 0; j < ITEMS; j++) {
+            key_t x = load<COHERENT>(src + j * WARP_THREADS);
             k[j] = first ? transform_in(x, desc) : x;
-        } else {
-            k[j] = KEY_ALL_ONES;
+        }
+    } else {
+        // The padding is the all-ones image, which ranks after every real key.
+#pragma unroll
+        for (int j = 0; j < ITEMS; j++) {
+            u32 p = warp * WARP_ITEMS + j * WARP_THREADS + lane;
+            key_t x = p < valid ? load<COHERENT>(src + j * WARP_THREADS) : KEY_ALL_ONES;
+            k[j] = first && p < valid ? transform_in(x, desc) : x;
         }
     }
+    __syncwarp();
+
+    // 2. Rank within the warp.
+    u32 pos[ITEMS];
+    const u32 lt = (1u << lane) - 1;
 #pragma unroll
-    for (int j = 0; j < ITEMS; j++) atomicAdd(&st.warp_hist[warp][digit_of(k[j], shift, mask)], 1u);
+    for (int j = 0; j < ITEMS; j++) {
+        u32 d = digit_of(k[j], shift, mask);
+        u32 peers = warp_peers<RADIX_BITS>(d);
+        u32 leader = 31 - __clz(peers);
+        u32 old = 0;
+        if (lane == leader) old = atomicAdd(&st.warp_hist[warp][d], (u32)__popc(peers));
+        old = __shfl_sync(FULL_MASK, old, leader);
+        pos[j] = old + __popc(peers & lt);
+    }
     __syncthreads();
 
-    // 2. Per digit: the tile's count (published at once), each warp's first position.
+    // 3. Per digit: the tile's count (published at once), each warp's first position.
     u32 count = 0;
     if (tid < RADIX) {
 #pragma unroll
@@ -193,21 +255,12 @@ __device__ __forceinline__ void onesweep_tile(TileStorage &st, const u32 tile,
     }
     __syncthreads();
 
-    // 3. Rank: peers with the same digit in this round, after the warp's earlier keys.
-    u32 pos[ITEMS];
-    const u32 lt = (1u << lane) - 1;
+    // 4. Stage the tile sorted by digit.
 #pragma unroll
     for (int j = 0; j < ITEMS; j++) {
-        u32 d = digit_of(k[j], shift, mask);
-        u32 peers = __match_any_sync(FULL_MASK, d);
-        u32 prior = st.warp_hist[warp][d];
-        __syncwarp();
-        if ((peers & lt) == 0) st.warp_hist[warp][d] = prior + __popc(peers);
-        __syncwarp();
-        pos[j] = prior + __popc(peers & lt);
+        pos[j] += st.warp_hist[warp][digit_of(k[j], shift, mask)];
+        st.keys[pos[j]] = k[j];
     }
-#pragma unroll
-    for (int j = 0; j < ITEMS; j++) st.keys[pos[j]] = k[j];
 #if HAS_VALUES
 #pragma unroll
     for (int j = 0; j < ITEMS; j++) {
@@ -224,18 +277,36 @@ __device__ __forceinline__ void onesweep_tile(TileStorage &st, const u32 tile,
     }
 #endif
 
-    // 4. Look back over earlier tiles for this digit's exclusive prefix.
+    // Look back over earlier tiles for this digit's exclusive prefix: LOOKBACK status words
+    // per step, read at once. A tile's blocks start in tile order but progress unevenly, so
+    // the nearest INCLUSIVE predecessor is often more than ten tiles back (measured: 15 steps
+    // per tile on average at one word per step, 2^26 keys on an H200).
     if (tid <= mask) {
         u32 real = tid == mask ? count - (TILE - valid) : count;
         status_t excl = 0;
         if (tile > 0) {
-            for (i64 t = (i64)tile - 1; t >= 0; t--) {
-                status_t sw;
-                do {
-                    sw = load_status(&status[(u64)t * RADIX + tid]);
-                } while ((sw & FLAG_MASK) == 0);
-                excl += sw & ~FLAG_MASK;
-                if (sw & FLAG_INCLUSIVE) break;
+            i64 t = (i64)tile - 1;
+            bool done = false;
+            while (!done) {
+                status_t w[LOOKBACK];
+#pragma unroll
+                for (int i = 0; i < LOOKBACK; i++)
+                    w[i] = t - i >= 0 ? load_status(&status[(u64)(t - i) * RADIX + tid]) : 0;
+                // Fold the words in order until an unpublished one (wait for it next step)
+                // or an inclusive one (done). Tile 0 is always inclusive, so t stays >= 0.
+                bool stop = false;
+#pragma unroll
+                for (int i = 0; i < LOOKBACK; i++) {
+                    if (!stop) {
+                        if ((w[i] & FLAG_MASK) == 0) {
+                            stop = true;
+                        } else {
+                            excl += w[i] & ~FLAG_MASK;
+                            t--;
+                            if (w[i] & FLAG_INCLUSIVE) stop = done = true;
+                        }
+                    }
+                }
             }
             store_status(&status[(u64)tile * RADIX + tid], FLAG_INCLUSIVE | (excl + real));
         }
@@ -245,13 +316,23 @@ __device__ __forceinline__ void onesweep_tile(TileStorage &st, const u32 tile,
     __syncthreads();
 
     // 5. Scatter in tile order.
+    if (full) {
 #pragma unroll
-    for (int j = 0; j < ITEMS; j++) {
-        u32 p = j * THREADS + tid;
-        if (p < valid) {
+        for (int j = 0; j < ITEMS; j++) {
+            u32 p = j * THREADS + tid;
             key_t x = st.keys[p];
             u32 dst = st.out_base[digit_of(x, shift, mask)] + p;
             keys_out[dst] = last ? transform_out(x, desc) : x;
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < ITEMS; j++) {
+            u32 p = j * THREADS + tid;
+            if (p < valid) {
+                key_t x = st.keys[p];
+                u32 dst = st.out_base[digit_of(x, shift, mask)] + p;
+                keys_out[dst] = last ? transform_out(x, desc) : x;
+            }
         }
     }
 #if HAS_VALUES
@@ -267,7 +348,10 @@ __device__ __forceinline__ void onesweep_tile(TileStorage &st, const u32 tile,
     __syncthreads();  // the storage is reused by the caller's next tile or pass
 }
 
-extern "C" __global__ void __launch_bounds__(THREADS)
+#ifndef PASS_MIN_BLOCKS
+#error "PASS_MIN_BLOCKS (the pass kernel's minimum resident blocks per SM) must be defined"
+#endif
+extern "C" __global__ void __launch_bounds__(THREADS, PASS_MIN_BLOCKS)
 onesweep_pass(const key_t *__restrict__ keys_in, key_t *__restrict__ keys_out,
               const value_t *__restrict__ vals_in, value_t *__restrict__ vals_out,
               status_t *__restrict__ status, status_t *__restrict__ status_next,
@@ -304,7 +388,9 @@ __device__ __forceinline__ void grid_barrier(u32 *counter, u32 target) {
 // then per active digit a onesweep pass, with grid barriers instead of kernel boundaries.
 // `meta` (zeroed by the host) holds: [0] the barrier counter, then passes * RADIX counts,
 // then passes * num_tiles * RADIX status words (32-bit: these sorts are far below 2^30 keys).
-extern "C" __global__ void __launch_bounds__(THREADS)
+// Three resident blocks per SM (at most 85 registers) let 2^20 u32 keys (273 tiles) run in
+// one launch on 132 SMs.
+extern "C" __global__ void __launch_bounds__(THREADS, 3)
 onesweep_fused(const key_t *keys_in, key_t *keys_out, const value_t *vals_in, value_t *vals_out,
                key_t *tmp_keys0, key_t *tmp_keys1, value_t *tmp_vals0, value_t *tmp_vals1,
                u32 *meta, u64 n, u32 begin_bit, u32 end_bit, u32 desc, u32 iota, u32 in_place) {

@@ -190,6 +190,7 @@ fn device_resident_calls_leave_the_input_alone() {
         HistogramAlgorithm::GlobalAtomicUnrolled,
         HistogramAlgorithm::SharedPrivate,
         HistogramAlgorithm::WarpPrivate,
+        HistogramAlgorithm::LanePrivate,
     ] {
         assert_eq!(
             g.histogram_u8_device(&db, a).unwrap(),
@@ -330,6 +331,78 @@ fn onesweep_tiles_orders_bit_ranges_and_pairs() {
         &d.download(g).unwrap(),
         &reference::sort_keys(&host, &o),
         "in place, one pass",
+    );
+}
+
+/// Small sorts: the single-block kernel up to its capacity and just past it, and the single
+/// launch at every tile size it picks (1, 2, 4, 8 keys per thread), on random, few-distinct and
+/// all-equal keys (whole warps of equal digits), keys, pairs and argsort, both orders.
+#[test]
+fn small_sorts_single_block_and_single_launch() {
+    let Some(e) = gpu() else { return };
+    let os = SortOptions::new().algorithm(SortAlgorithm::Onesweep);
+    let cap = |kb: u32, vb: u32| {
+        histosort::tuning::cuda::BLOCK_SORT_THREADS as usize
+            * histosort::tuning::cuda::block_sort_items(kb, vb) as usize
+    };
+    fn run<K: RadixKey>(e: &Engine, input: &[K], o: &SortOptions, what: &str) {
+        let n = input.len();
+        let mut k = input.to_vec();
+        e.sort(&mut k, o).unwrap();
+        same_bits(
+            &k,
+            &reference::sort_keys(input, o),
+            &format!("{what} n={n} {o:?}"),
+        );
+        let mut k = input.to_vec();
+        let mut v: Vec<u32> = (0..n as u32).collect();
+        e.sort_pairs(&mut k, &mut v, o).unwrap();
+        let (rk, rv) = reference::sort_pairs(input, &(0..n as u32).collect::<Vec<_>>(), o);
+        same_bits(&k, &rk, &format!("{what} pairs keys n={n}"));
+        assert_eq!(v, rv, "{what} {} n={n} payloads {o:?}", K::DTYPE);
+        let p: Vec<u64> = e.argsort_as(input, o).unwrap();
+        assert_eq!(
+            p,
+            reference::argsort::<K, u64>(input, o),
+            "{what} argsort n={n}"
+        );
+    }
+    let mut sizes = vec![1, 2, 31, 32, 33, 1000, 4096];
+    for c in [cap(4, 0), cap(4, 4), cap(4, 8), cap(8, 0), cap(16, 16)] {
+        sizes.extend([c - 1, c, c + 1]);
+    }
+    for items in histosort::tuning::cuda::ONESWEEP_FUSED_ITEMS {
+        let t = 256 * items as usize;
+        sizes.extend([64 * t - 1, 128 * t + 7]);
+    }
+    sizes.extend([(1 << 16) + 1, (1 << 18) - 3]);
+    for &n in &sizes {
+        let r: Vec<u32> = keys(n, 3 + n as u64);
+        let few: Vec<u32> = r.iter().map(|x| x % 3 * 0x0101_0101).collect();
+        let equal = vec![0xdead_beefu32; n];
+        for o in [os.clone(), os.clone().descending(), os.clone().bits(4, 20)] {
+            run::<u32>(&e, &r, &o, "random");
+            run::<u32>(&e, &few, &o, "three distinct");
+        }
+        run::<u32>(&e, &equal, &os, "all equal");
+        run::<f64>(
+            &e,
+            &keys::<f64>(n, 9 + n as u64),
+            &os.clone().descending(),
+            "f64",
+        );
+        run::<i16>(&e, &keys::<i16>(n, 10 + n as u64), &os, "i16");
+        run::<u128>(&e, &keys::<u128>(n.min(4 * cap(16, 16)), 12), &os, "u128");
+    }
+    // In place on the device, single block.
+    let g = e.cuda().unwrap();
+    let host: Vec<i32> = keys(cap(4, 0) - 5, 78);
+    let mut d = DeviceBuffer::upload(g, &host).unwrap();
+    g.sort_device_in_place(&mut d, &os).unwrap();
+    same_bits(
+        &d.download(g).unwrap(),
+        &reference::sort_keys(&host, &os),
+        "in place, one block",
     );
 }
 

@@ -24,16 +24,18 @@ pub enum KernelFile {
     Keys,
     ThreePhase,
     Onesweep,
+    BlockSort,
     Scan,
     Histogram,
     HistogramBins,
 }
 
 impl KernelFile {
-    pub const ALL: [KernelFile; 6] = [
+    pub const ALL: [KernelFile; 7] = [
         KernelFile::Keys,
         KernelFile::ThreePhase,
         KernelFile::Onesweep,
+        KernelFile::BlockSort,
         KernelFile::Scan,
         KernelFile::Histogram,
         KernelFile::HistogramBins,
@@ -44,6 +46,7 @@ impl KernelFile {
             KernelFile::Keys => "keys.cu",
             KernelFile::ThreePhase => "radix_sort_three_phase.cu",
             KernelFile::Onesweep => "radix_sort_onesweep.cu",
+            KernelFile::BlockSort => "radix_sort_block.cu",
             KernelFile::Scan => "scan.cu",
             KernelFile::Histogram => "histogram.cu",
             KernelFile::HistogramBins => "histogram_bins.cu",
@@ -55,6 +58,7 @@ impl KernelFile {
             KernelFile::Keys => include_str!("../../kernels/keys.cu"),
             KernelFile::ThreePhase => include_str!("../../kernels/radix_sort_three_phase.cu"),
             KernelFile::Onesweep => include_str!("../../kernels/radix_sort_onesweep.cu"),
+            KernelFile::BlockSort => include_str!("../../kernels/radix_sort_block.cu"),
             KernelFile::Scan => include_str!("../../kernels/scan.cu"),
             KernelFile::Histogram => include_str!("../../kernels/histogram.cu"),
             KernelFile::HistogramBins => include_str!("../../kernels/histogram_bins.cu"),
@@ -109,7 +113,12 @@ impl ModuleSpec {
             "-std=c++17".to_string(),
             "-lineinfo".to_string(),
         ];
+        let overrides = kernel_define_overrides();
         for (k, v) in &self.defines {
+            let v = overrides
+                .iter()
+                .find(|(name, _)| name == k)
+                .map_or(v.as_str(), |(_, o)| o.as_str());
             f.push(format!("-D{k}={v}"));
             if k == "KEY_BITS" && v == "128" {
                 // 128-bit keys are `unsigned __int128`, which NVRTC only accepts with this flag.
@@ -118,6 +127,27 @@ impl ModuleSpec {
         }
         f
     }
+}
+
+/// Defines that only the kernels read (the host's launch arithmetic does not depend on them),
+/// which `HISTOSORT_KERNEL_DEFINES="LOOKBACK=4,PASS_MIN_BLOCKS=4"` may override for tuning
+/// experiments with one binary. Overridden modules get their own cache entries.
+pub const OVERRIDABLE_DEFINES: [&str; 3] = ["LOOKBACK", "PASS_MIN_BLOCKS", "RANK_BALLOT"];
+
+fn kernel_define_overrides() -> Vec<(String, String)> {
+    let Ok(spec) = std::env::var("HISTOSORT_KERNEL_DEFINES") else {
+        return Vec::new();
+    };
+    spec.split(',')
+        .filter_map(|kv| {
+            let (k, v) = kv.split_once('=')?;
+            let (k, v) = (k.trim(), v.trim());
+            let ok = OVERRIDABLE_DEFINES.contains(&k)
+                && !v.is_empty()
+                && v.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            ok.then(|| (k.to_string(), v.to_string()))
+        })
+        .collect()
 }
 
 /// What to compile for.

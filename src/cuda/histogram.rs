@@ -17,8 +17,9 @@ fn u8_kernel(a: HistogramAlgorithm) -> Result<&'static str> {
     Ok(match a {
         HistogramAlgorithm::GlobalAtomic => "hist_global_atomic",
         HistogramAlgorithm::GlobalAtomicUnrolled => "hist_global_atomic_u32",
-        HistogramAlgorithm::SharedPrivate | HistogramAlgorithm::Auto => "hist_shared",
+        HistogramAlgorithm::SharedPrivate => "hist_shared",
         HistogramAlgorithm::WarpPrivate => "hist_warp_private",
+        HistogramAlgorithm::LanePrivate | HistogramAlgorithm::Auto => "hist_lane_private",
         HistogramAlgorithm::CpuPrivate => {
             return Err(Error::Unsupported(
                 "cpu-private runs on the CPU backend".into(),

@@ -15,9 +15,11 @@ use crate::error::{Error, Result};
 use crate::key::{DType, RadixBits, RadixKey, SortIndex, Value};
 use crate::options::SortOptions;
 use crate::tuning::cuda::{
-    onesweep_items, ELEMENTWISE_THREADS, ONESWEEP_FUSED_MAX, ONESWEEP_RADIX_BITS,
-    ONESWEEP_SKIP_MIN, ONESWEEP_THREADS, THREE_PHASE_DIGIT_BITS, THREE_PHASE_DIGIT_WIDTHS,
-    THREE_PHASE_ITEMS, THREE_PHASE_THREADS, THREE_PHASE_TILE,
+    block_sort_items, onesweep_fused_items, onesweep_items, BLOCK_SORT_THREADS,
+    ELEMENTWISE_THREADS, ONESWEEP_FUSED_ITEMS, ONESWEEP_FUSED_MAX, ONESWEEP_LOOKBACK,
+    ONESWEEP_PASS_MIN_BLOCKS, ONESWEEP_RADIX_BITS, ONESWEEP_RANK_BALLOT, ONESWEEP_SKIP_MIN,
+    ONESWEEP_THREADS, THREE_PHASE_DIGIT_BITS, THREE_PHASE_DIGIT_WIDTHS, THREE_PHASE_ITEMS,
+    THREE_PHASE_THREADS, THREE_PHASE_TILE,
 };
 
 /// KEY_BITS and KEY_KIND of a key type, or why the GPU cannot sort it.
@@ -56,12 +58,42 @@ fn three_phase_spec(key: DType, value_bytes: u32) -> Result<ModuleSpec> {
         .define("VALUE_BYTES", value_bytes))
 }
 
+fn block_sort_spec(key: DType, value_bytes: u32) -> Result<ModuleSpec> {
+    let (bits, kind) = key_defines(key)?;
+    Ok(ModuleSpec::new(KernelFile::BlockSort)
+        .define("THREADS", BLOCK_SORT_THREADS)
+        .define("ITEMS", block_sort_items(key.size() as u32, value_bytes))
+        .define("RADIX_BITS", ONESWEEP_RADIX_BITS)
+        .define("RANK_BALLOT", ONESWEEP_RANK_BALLOT)
+        .define("KEY_BITS", bits)
+        .define("KEY_KIND", kind)
+        .define("VALUE_BYTES", value_bytes))
+}
+
+/// Most keys the single-block sort takes for this shape.
+fn block_sort_capacity(key: DType, value_bytes: u32) -> usize {
+    (BLOCK_SORT_THREADS * block_sort_items(key.size() as u32, value_bytes)) as usize
+}
+
 fn onesweep_spec(key: DType, value_bytes: u32, status_bits: u32) -> Result<ModuleSpec> {
+    let items = onesweep_items(key.size() as u32, value_bytes);
+    onesweep_spec_items(key, value_bytes, status_bits, items)
+}
+
+fn onesweep_spec_items(
+    key: DType,
+    value_bytes: u32,
+    status_bits: u32,
+    items: u32,
+) -> Result<ModuleSpec> {
     let (bits, kind) = key_defines(key)?;
     Ok(ModuleSpec::new(KernelFile::Onesweep)
         .define("THREADS", ONESWEEP_THREADS)
-        .define("ITEMS", onesweep_items(key.size() as u32, value_bytes))
+        .define("ITEMS", items)
         .define("RADIX_BITS", ONESWEEP_RADIX_BITS)
+        .define("LOOKBACK", ONESWEEP_LOOKBACK)
+        .define("RANK_BALLOT", ONESWEEP_RANK_BALLOT)
+        .define("PASS_MIN_BLOCKS", ONESWEEP_PASS_MIN_BLOCKS)
         .define("KEY_BITS", bits)
         .define("KEY_KIND", kind)
         .define("VALUE_BYTES", value_bytes)
@@ -85,9 +117,21 @@ pub fn all_sort_specs() -> Vec<ModuleSpec> {
     }
     for d in DType::ALL {
         for vb in [0, 1, 2, 4, 8, 16] {
+            if let Ok(s) = block_sort_spec(d, vb) {
+                v.push(s);
+            }
             for sb in [32, 64] {
                 if let Ok(s) = onesweep_spec(d, vb, sb) {
                     v.push(s);
+                }
+            }
+            // The single-launch kernel's smaller tiles (32-bit status words, keys <= 64 bits).
+            let max = onesweep_items(d.size() as u32, vb);
+            for items in ONESWEEP_FUSED_ITEMS {
+                if items < max && d.size() <= 8 {
+                    if let Ok(s) = onesweep_spec_items(d, vb, 32, items) {
+                        v.push(s);
+                    }
                 }
             }
         }
@@ -133,8 +177,11 @@ struct ThreePhase {
 }
 
 struct Onesweep {
-    /// The single-launch kernel, when this shape fits one resident grid.
-    fused: Option<CudaFunction>,
+    /// The single-block kernel, when the input fits one block.
+    block: Option<CudaFunction>,
+    /// The single-launch kernel and its grid (one block per tile), when this shape fits one
+    /// resident grid.
+    fused: Option<(CudaFunction, u64)>,
     histogram: CudaFunction,
     scan_histogram: CudaFunction,
     pass: CudaFunction,
@@ -348,20 +395,33 @@ impl CudaBackend {
             // The kernel exists only where a full key's digit counts fit its counters (<= 64 bits).
             && key.key.size() <= 8
         {
-            let f = self.function(&spec, "onesweep_fused")?;
+            // Small inputs take smaller tiles, so that more SMs share the work.
+            let max = onesweep_items(kb as u32, key.value_bytes);
+            let items = onesweep_fused_items(n, self.info.sm_count as usize, max);
+            let fspec = onesweep_spec_items(key.key, key.value_bytes, status_bits, items)?;
+            let ftiles = (n as u64)
+                .div_ceil((ONESWEEP_THREADS * items) as u64)
+                .max(1);
+            let f = self.function(&fspec, "onesweep_fused")?;
             let per_sm = f
                 .occupancy_max_active_blocks_per_multiprocessor(ONESWEEP_THREADS, 0, None)
                 .map_err(|e| driver_err("cuOccupancyMaxActiveBlocksPerMultiprocessor", e))?;
-            (tiles <= per_sm as u64 * self.info.sm_count as u64).then_some(f)
+            (ftiles <= per_sm as u64 * self.info.sm_count as u64).then_some((f, ftiles))
         } else {
             None
         };
-        let meta_words = if fused.is_some() {
-            1 + passes as usize * radix + passes as usize * tiles as usize * radix
+        let meta_words = if let Some((_, ftiles)) = &fused {
+            1 + passes as usize * radix + passes as usize * *ftiles as usize * radix
         } else {
             passes as usize * radix + passes as usize
         };
+        let block = if n <= block_sort_capacity(key.key, key.value_bytes) {
+            Some(self.function(&block_sort_spec(key.key, key.value_bytes)?, "block_sort")?)
+        } else {
+            None
+        };
         Ok(Onesweep {
+            block,
             fused,
             histogram: self.function(&spec, "onesweep_histogram")?,
             scan_histogram: self.function(&spec, "onesweep_scan_histogram")?,
@@ -424,13 +484,33 @@ impl CudaBackend {
             // An empty bit range: every key compares equal, the stable sort is the identity.
             return self.identity_sort(k, os.iota.as_ref(), io);
         }
-        if let Some(fused) = &os.fused {
-            let words = 1 + os.passes as usize * radix as usize * (1 + os.tiles as usize);
+        if let Some(block) = &os.block {
+            return self.launch(
+                block,
+                "block_sort",
+                1,
+                BLOCK_SORT_THREADS,
+                0,
+                &[
+                    KArg::U64(io[0]),
+                    KArg::U64(io[2]),
+                    KArg::U64(if has_vals { io[1] } else { 0 }),
+                    KArg::U64(if has_vals { io[3] } else { 0 }),
+                    KArg::U32(n as u32),
+                    KArg::U32(k.begin),
+                    KArg::U32(k.end),
+                    KArg::U32(desc),
+                    KArg::U32(k.iota as u32),
+                ],
+            );
+        }
+        if let Some((fused, ftiles)) = &os.fused {
+            let words = 1 + os.passes as usize * radix as usize * (1 + *ftiles as usize);
             self.memset0(meta, words * 4)?;
             return self.launch_cooperative(
                 fused,
                 "onesweep_fused",
-                os.tiles as u32,
+                *ftiles as u32,
                 ONESWEEP_THREADS,
                 &[
                     KArg::U64(io[0]),

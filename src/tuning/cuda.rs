@@ -43,9 +43,21 @@ pub const ONESWEEP_ITEMS_MAX: u32 = 15;
 /// counters (8 KiB) and the digit tables (2 KiB) a block stays under the 48 KiB of static
 /// shared memory.
 pub const ONESWEEP_TILE_BYTES: u32 = 36 * 1024;
+/// Onesweep sort: status words each look-back step reads at once. Blocks start in tile order
+/// but progress unevenly, so the nearest tile that has published its inclusive prefix is often
+/// many tiles back: with one word per step a tile took 15 steps on average (2^26 u32 keys,
+/// H200, ncu, 2026-11-30), a quarter of the pass kernel's instructions.
+pub const ONESWEEP_LOOKBACK: u32 = 8;
+/// Onesweep sort: the pass kernel's `__launch_bounds__` minimum of resident blocks per SM,
+/// which caps its registers (3: no cap at 80 registers; 4: 64 registers, 2.19 against
+/// 2.25 ms per 2^28-key pass on the H200).
+pub const ONESWEEP_PASS_MIN_BLOCKS: u32 = 4;
+/// Onesweep and single-block sorts: find a digit's peers in a warp by 8 ballots (1) or by
+/// `__match_any_sync` (0).
+pub const ONESWEEP_RANK_BALLOT: u32 = 1;
 /// Onesweep sort: from this length on, the up-front histogram is read back so that passes
 /// whose digit is the same for every key are skipped (a synchronisation costs ~10 us).
-pub const ONESWEEP_SKIP_MIN: usize = 1 << 20;
+pub const ONESWEEP_SKIP_MIN: usize = 1 << 21;
 
 /// Keys per thread of the onesweep sort for keys of `key_bytes` and values of `value_bytes`.
 pub const fn onesweep_items(key_bytes: u32, value_bytes: u32) -> u32 {
@@ -62,3 +74,42 @@ pub const fn onesweep_items(key_bytes: u32, value_bytes: u32) -> u32 {
 /// Onesweep sort: up to this many keys the whole sort runs as one cooperative launch (grid
 /// barriers instead of kernel boundaries), when every tile's block can be resident at once.
 pub const ONESWEEP_FUSED_MAX: usize = 1 << 20;
+
+/// Keys per thread the single-launch sort may use below the pass kernel's figure: a small input
+/// in full-size tiles leaves most SMs idle (2^12 keys were two blocks of 3840, 46 us).
+pub const ONESWEEP_FUSED_ITEMS: [u32; 4] = [1, 2, 4, 8];
+
+/// Keys per thread of the single-launch sort of `n` keys: the fewest that keep the tiles within
+/// one per SM, or `max` (the pass kernel's figure) when none does.
+pub const fn onesweep_fused_items(n: usize, sm_count: usize, max: u32) -> u32 {
+    let mut i = 0;
+    while i < ONESWEEP_FUSED_ITEMS.len() {
+        let items = ONESWEEP_FUSED_ITEMS[i];
+        if items < max && n.div_ceil((ONESWEEP_THREADS * items) as usize) <= sm_count {
+            return items;
+        }
+        i += 1;
+    }
+    max
+}
+
+/// Single-block sort (kernels/radix_sort_block.cu): threads of its one block.
+pub const BLOCK_SORT_THREADS: u32 = 512;
+/// Single-block sort: most keys per thread (register arrays of this length).
+pub const BLOCK_SORT_ITEMS_MAX: u32 = 14;
+/// Single-block sort: shared memory for the staged keys and values; with the warp counters
+/// (16 KiB) the block stays under 48 KiB of static shared memory.
+pub const BLOCK_SORT_TILE_BYTES: u32 = 28 * 1024;
+
+/// Keys per thread of the single-block sort for keys of `key_bytes` and values of
+/// `value_bytes`: its capacity is `BLOCK_SORT_THREADS` times this.
+pub const fn block_sort_items(key_bytes: u32, value_bytes: u32) -> u32 {
+    let per = BLOCK_SORT_TILE_BYTES / (BLOCK_SORT_THREADS * (key_bytes + value_bytes));
+    if per > BLOCK_SORT_ITEMS_MAX {
+        BLOCK_SORT_ITEMS_MAX
+    } else if per == 0 {
+        1
+    } else {
+        per
+    }
+}

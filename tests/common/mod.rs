@@ -215,6 +215,7 @@ pub fn bins_histogram_variants(e: &Engine) -> Vec<HistogramAlgorithm> {
 pub const BYTE_ONLY_HISTOGRAMS: &[HistogramAlgorithm] = &[
     HistogramAlgorithm::GlobalAtomicUnrolled,
     HistogramAlgorithm::WarpPrivate,
+    HistogramAlgorithm::LanePrivate,
 ];
 
 /// Scan variants that run on `e`.
