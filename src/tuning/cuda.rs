@@ -51,7 +51,7 @@ pub const ONESWEEP_LOOKBACK: u32 = 8;
 /// Onesweep sort: the pass kernel's `__launch_bounds__` minimum of resident blocks per SM,
 /// which caps its registers (3: no cap at 80 registers; 4: 64 registers, 2.19 against
 /// 2.25 ms per 2^28-key pass on the H200).
-pub const ONESWEEP_PASS_MIN_BLOCKS: u32 = 4;
+pub const ONESWEEP_PASS_MIN_BLOCKS: u32 = 3;
 /// Onesweep and single-block sorts: find a digit's peers in a warp by 8 ballots (1) or by
 /// `__match_any_sync` (0).
 pub const ONESWEEP_RANK_BALLOT: u32 = 1;
