@@ -27,16 +27,22 @@ pub enum KernelFile {
     Scan,
     Histogram,
     HistogramBins,
+    ScanLookback,
+    Histogram16,
+    HistogramChannels,
 }
 
 impl KernelFile {
-    pub const ALL: [KernelFile; 6] = [
+    pub const ALL: [KernelFile; 9] = [
         KernelFile::Keys,
         KernelFile::ThreePhase,
         KernelFile::Onesweep,
         KernelFile::Scan,
         KernelFile::Histogram,
         KernelFile::HistogramBins,
+        KernelFile::ScanLookback,
+        KernelFile::Histogram16,
+        KernelFile::HistogramChannels,
     ];
 
     pub fn file_name(self) -> &'static str {
@@ -47,6 +53,9 @@ impl KernelFile {
             KernelFile::Scan => "scan.cu",
             KernelFile::Histogram => "histogram.cu",
             KernelFile::HistogramBins => "histogram_bins.cu",
+            KernelFile::ScanLookback => "scan_lookback.cu",
+            KernelFile::Histogram16 => "histogram_u16.cu",
+            KernelFile::HistogramChannels => "histogram_channels.cu",
         }
     }
 
@@ -58,6 +67,9 @@ impl KernelFile {
             KernelFile::Scan => include_str!("../../kernels/scan.cu"),
             KernelFile::Histogram => include_str!("../../kernels/histogram.cu"),
             KernelFile::HistogramBins => include_str!("../../kernels/histogram_bins.cu"),
+            KernelFile::ScanLookback => include_str!("../../kernels/scan_lookback.cu"),
+            KernelFile::Histogram16 => include_str!("../../kernels/histogram_u16.cu"),
+            KernelFile::HistogramChannels => include_str!("../../kernels/histogram_channels.cu"),
         }
     }
 
