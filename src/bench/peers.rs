@@ -701,6 +701,40 @@ nvcc warning : something unrelated
     }
 
     #[test]
+    fn parses_the_issue_6_cases() {
+        let text = r#"{"case":"inclusive-sum","dtype":"u64","n":1024,"begin_bit":0,"end_bit":0,"distinct":0,"ok":true,"temp_bytes":5,"check":"every element","times_ms":[0.5]}
+{"case":"histogram-even-u16","dtype":"u16","n":2048,"begin_bit":0,"end_bit":0,"distinct":0,"ok":true,"temp_bytes":5,"check":"every bin","times_ms":[0.25]}
+{"case":"multi-histogram-rgba","dtype":"u8","n":1000,"begin_bit":0,"end_bit":0,"distinct":256,"ok":true,"temp_bytes":5,"check":"every bin","times_ms":[0.1]}"#;
+        let out = parse_cub_output(text).unwrap();
+        let scan = out.lines[0].to_record().unwrap();
+        assert_eq!(scan.variant, "DeviceScan::InclusiveSum");
+        assert_eq!(scan.distribution, "uniform");
+        // 1024 u64 read and written in 0.5 ms.
+        assert!((scan.throughput - 2.0 * 8.0 * 1024.0 / 0.5 * 1e-6).abs() < 1e-9);
+        assert!(out.lines[0].matches(&PeerCase::Scan {
+            dtype: "u64",
+            n: 1024,
+            inclusive: true
+        }));
+        assert!(!out.lines[0].matches(&PeerCase::Scan {
+            dtype: "u64",
+            n: 1024,
+            inclusive: false
+        }));
+        let h = out.lines[1].to_record().unwrap();
+        assert_eq!(
+            (h.dtype.as_str(), h.extra["bins"].as_u64()),
+            ("u16", Some(65536))
+        );
+        assert!(out.lines[1].matches(&PeerCase::Histogram16 { n: 2048 }));
+        // RGBA: the record counts bytes, the line counts pixels.
+        let m = out.lines[2].to_record().unwrap();
+        assert_eq!(m.n, 4000);
+        assert_eq!(m.extra["pixels"].as_u64(), Some(1000));
+        assert!(out.lines[2].matches(&PeerCase::HistogramRgba { pixels: 1000 }));
+    }
+
+    #[test]
     fn case_arguments() {
         assert_eq!(
             PeerCase::SortKeysBits {
