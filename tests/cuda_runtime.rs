@@ -497,3 +497,81 @@ fn lookback_scan_misaligned_in_place_and_epochs() {
         )
         .is_err());
 }
+
+/// The 16-bit and RGBA histograms on data already on the device, at unaligned starts (the
+/// kernels count a ragged head and tail one by one), and the 16-bit histogram in several bin
+/// ranges (what devices with less shared memory run), with counters that wrap within a block.
+#[test]
+fn u16_and_channel_histograms_on_the_device() {
+    let Some(e) = gpu() else { return };
+    let g: &CudaBackend = e.cuda().unwrap();
+    let n = size(5 << 20) + 3;
+    // Long runs of 4, of {4, 5} (one word of two counters) and 65535, then uniform values.
+    let words: Vec<u16> = random_bits(n, 11)
+        .into_iter()
+        .enumerate()
+        .map(|(i, x)| match (i / 3000) % 4 {
+            0 => 4,
+            1 => 4 + (x & 1) as u16,
+            2 => 65535,
+            _ => x as u16,
+        })
+        .collect();
+    let dw = DeviceBuffer::upload(g, &words).unwrap();
+    for off in [0usize, 1, 5] {
+        let sub = &words[off..];
+        let want = reference::histogram_u16(sub);
+        for bins in [65536u32, 16384, 4096] {
+            let h = g.zeroed_counts(65536).unwrap();
+            g.enqueue_histogram_u16_passes(
+                dw.device_ptr(g) + 2 * off as u64,
+                sub.len() as u64,
+                h.device_ptr(g),
+                bins,
+            )
+            .unwrap();
+            let got: Vec<u64> = h.download(g).unwrap().into_iter().map(u64::from).collect();
+            assert_eq!(got, want, "u16 offset {off}, {bins} bins per pass");
+        }
+    }
+    assert_eq!(
+        g.histogram_u16_device(&dw, HistogramAlgorithm::Auto)
+            .unwrap(),
+        reference::histogram_u16(&words)
+    );
+    assert!(g
+        .enqueue_histogram_u16_passes(dw.device_ptr(g), 10, dw.device_ptr(g), 3)
+        .is_err());
+
+    let bytes: Vec<u8> = random_bits(size(3 << 20) * 4, 12)
+        .into_iter()
+        .enumerate()
+        .map(|(i, x)| ((i % 4) * 60) as u8 + (x % 8) as u8)
+        .collect();
+    let db = DeviceBuffer::upload(g, &bytes).unwrap();
+    for c in 1..=4usize {
+        let got = g
+            .histogram_channels_device(&db, c, HistogramAlgorithm::Auto)
+            .unwrap();
+        assert_eq!(
+            got,
+            reference::histogram_channels_u8(&bytes, c).unwrap(),
+            "{c} channels"
+        );
+        for off in [1usize, 3, 7] {
+            let len = (bytes.len() - off) / c * c;
+            let sub = &bytes[off..off + len];
+            let h = g.zeroed_counts(c * 256).unwrap();
+            g.enqueue_histogram_channels(
+                c,
+                db.device_ptr(g) + off as u64,
+                len as u64,
+                h.device_ptr(g),
+            )
+            .unwrap();
+            let got: Vec<u64> = h.download(g).unwrap().into_iter().map(u64::from).collect();
+            let want = reference::histogram_channels_u8(sub, c).unwrap().concat();
+            assert_eq!(got, want, "{c} channels at offset {off}");
+        }
+    }
+}

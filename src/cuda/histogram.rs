@@ -334,6 +334,26 @@ impl CudaBackend {
     /// address) into the 32-bit counters at `hist` (zeroed by the caller; fewer than 2^32
     /// samples).
     pub fn enqueue_histogram_u16(&self, data: u64, n: u64, hist: u64) -> Result<()> {
+        let bins = self.hist16_bins_per_pass()?;
+        self.enqueue_histogram_u16_passes(data, n, hist, bins)
+    }
+
+    /// [`Self::enqueue_histogram_u16`] in passes of `bins` bins (an even divisor of 65536 whose
+    /// 16-bit counters fit the device): what devices with less shared memory run; public so
+    /// that tests reach that path on any device.
+    #[doc(hidden)]
+    pub fn enqueue_histogram_u16_passes(
+        &self,
+        data: u64,
+        n: u64,
+        hist: u64,
+        bins: u32,
+    ) -> Result<()> {
+        if bins < 2 || U16_BINS as u32 % bins != 0 || bins > self.hist16_bins_per_pass()? {
+            return Err(Error::invalid(format!(
+                "{bins} bins per pass of a 16-bit histogram: not an even divisor of 65536 that fits"
+            )));
+        }
         if n == 0 {
             return Ok(());
         }
@@ -343,7 +363,6 @@ impl CudaBackend {
             )));
         }
         let f = self.function(&u16_spec(), "hist_u16")?;
-        let bins = self.hist16_bins_per_pass()?;
         let shared = bins * 2;
         if shared > 48 * 1024 {
             f.set_attribute(
