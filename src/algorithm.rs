@@ -108,6 +108,10 @@ named_enum! {
         CpuBlocked => "cpu-blocked",
         /// CUDA backend: reduce-then-scan over tiles, the block sums scanned recursively.
         ReduceThenScan => "reduce-then-scan",
+        /// CUDA backend: single pass (each element read and written once) with a decoupled
+        /// look-back over the predecessors' tile statuses (Merrill & Garland 2016). The CUDA
+        /// default.
+        DecoupledLookback => "decoupled-lookback",
     }
 }
 

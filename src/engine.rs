@@ -254,6 +254,47 @@ impl Engine {
         }
     }
 
+    /// 65536-bin histogram of 16-bit samples: bin `i` counts the samples equal to `i`.
+    pub fn histogram_u16(&self, data: &[u16], algorithm: HistogramAlgorithm) -> Result<Vec<u64>> {
+        match (&self.inner, algorithm) {
+            (Inner::Cpu, HistogramAlgorithm::Auto | HistogramAlgorithm::CpuPrivate)
+            | (Inner::Cuda(_), HistogramAlgorithm::CpuPrivate) => {
+                Ok(cpu::histogram::histogram_u16(data))
+            }
+            (Inner::Cpu, a) => Err(cpu_only(a)),
+            (Inner::Cuda(_), a) => self.dispatch(
+                &mut (),
+                |g, _| g.histogram_u16(data, a),
+                |_| Ok(cpu::histogram::histogram_u16(data)),
+            ),
+        }
+    }
+
+    /// Multi-channel byte histograms (like CUB's `MultiHistogramEven`): `data` holds
+    /// interleaved pixels of `channels` bytes (1 to 4; RGBA is 4), and the result has one
+    /// 256-bin histogram per channel; byte `i` counts in channel `i % channels`. The length
+    /// must be a whole number of pixels.
+    pub fn histogram_channels_u8(
+        &self,
+        data: &[u8],
+        channels: usize,
+        algorithm: HistogramAlgorithm,
+    ) -> Result<Vec<Vec<u64>>> {
+        crate::sample::check_channels(data.len(), channels)?;
+        match (&self.inner, algorithm) {
+            (Inner::Cpu, HistogramAlgorithm::Auto | HistogramAlgorithm::CpuPrivate)
+            | (Inner::Cuda(_), HistogramAlgorithm::CpuPrivate) => {
+                cpu::histogram::histogram_channels_u8(data, channels)
+            }
+            (Inner::Cpu, a) => Err(cpu_only(a)),
+            (Inner::Cuda(_), a) => self.dispatch(
+                &mut (),
+                |g, _| g.histogram_channels_u8(data, channels, a),
+                |_| cpu::histogram::histogram_channels_u8(data, channels),
+            ),
+        }
+    }
+
     /// `bins` even bins over `[lower, upper)` (see [`Sample`] for the exact definition).
     pub fn histogram_even<T: Sample>(
         &self,
@@ -302,6 +343,8 @@ impl Engine {
 
     /// Prefix sum of `data` into `out`. Integer sums wrap; float sums are exact only up to
     /// rounding, and their association order is the backend's (blocked), not left to right.
+    /// On CUDA the default (`decoupled-lookback`) groups the sums of earlier tiles as its
+    /// look-back met them, so float results may also differ between runs in the last bits.
     pub fn scan_into<T: ScanElem>(
         &self,
         data: &[T],

@@ -66,6 +66,26 @@ pub fn histogram_u8(data: &[u8]) -> Vec<u64> {
     h
 }
 
+/// 65536-bin histogram of 16-bit samples.
+pub fn histogram_u16(data: &[u16]) -> Vec<u64> {
+    let mut h = vec![0u64; 1 << 16];
+    for &x in data {
+        h[x as usize] += 1;
+    }
+    h
+}
+
+/// `channels` 256-bin histograms of interleaved bytes: byte i counts in histogram
+/// `i % channels` (RGBA pixels: `channels = 4`).
+pub fn histogram_channels_u8(data: &[u8], channels: usize) -> Result<Vec<Vec<u64>>> {
+    crate::sample::check_channels(data.len(), channels)?;
+    let mut h = vec![vec![0u64; 256]; channels];
+    for (i, &x) in data.iter().enumerate() {
+        h[i % channels][x as usize] += 1;
+    }
+    Ok(h)
+}
+
 /// Even-bin histogram (see [`Sample`] for the bin definition).
 pub fn histogram_even<T: Sample>(data: &[T], bins: usize, lower: T, upper: T) -> Result<Vec<u64>> {
     let even = T::even(lower, upper, bins)?;

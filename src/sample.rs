@@ -172,6 +172,27 @@ pub fn range_bin<T: Sample>(boundaries: &[T], x: T) -> Option<usize> {
     }
 }
 
+/// Most channels of a multi-channel histogram (RGBA).
+pub const MAX_CHANNELS: usize = 4;
+
+/// Checks a multi-channel histogram request: 1 to [`MAX_CHANNELS`] channels and a whole number
+/// of pixels (`n` bytes, `channels` bytes a pixel, interleaved: byte i is in channel
+/// i % channels).
+pub fn check_channels(n: usize, channels: usize) -> Result<()> {
+    if channels == 0 || channels > MAX_CHANNELS {
+        return Err(Error::invalid(format!(
+            "multi-channel histograms take 1 to {MAX_CHANNELS} channels, got {channels}"
+        )));
+    }
+    if n % channels != 0 {
+        return Err(Error::invalid(format!(
+            "{n} bytes are not a whole number of {channels}-channel pixels ({} bytes left over)",
+            n % channels
+        )));
+    }
+    Ok(())
+}
+
 /// Element types of prefix sums. Integer sums wrap on overflow (as CUB's do); float sums are
 /// rounded, and their association order differs between backends (see [`crate::Engine::scan`]).
 pub trait ScanElem: Copy + Send + Sync + Pod + PartialEq + Debug + 'static {

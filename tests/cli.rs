@@ -377,6 +377,65 @@ fn hist_bytes_table_and_json() {
 }
 
 #[test]
+fn hist_u16_words_and_rgba_channels() {
+    let d = Dir::new();
+    // u16 data: one bin per value, 65536 in the JSON; the table lists the non-empty ones.
+    let words: Vec<u16> = vec![7, 7, 65535, 0, 300, 7];
+    let input = d.npy("w.npy", words);
+    let out = ok(&["hist", s(&input), "--json", "-q"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let bins = v["bins"].as_array().expect("bins");
+    assert_eq!(bins.len(), 65536);
+    assert_eq!(bins[7]["count"], 3);
+    assert_eq!(bins[65535]["count"], 1);
+    assert_eq!(bins[65535]["upper"], 65536);
+    assert_eq!(bins[8]["count"], 0);
+    assert_eq!(v["kind"], "words");
+    assert_eq!(v["counted"], 6);
+    let out = ok(&["hist", s(&input), "-q"]);
+    let table = String::from_utf8_lossy(&out.stdout);
+    let rows = table
+        .lines()
+        .filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit()) && l.contains('['))
+        .count();
+    assert_eq!(rows, 4, "{table}");
+    assert!(table.contains("65536 bins, 65532 of them empty"), "{table}");
+
+    // RGBA pixels: --channels alone means 4; byte i is in channel i % 4.
+    let pixels: Vec<u8> = vec![1, 2, 3, 4, 1, 9, 3, 4, 200, 2, 3, 255];
+    let img = d.raw("img.rgba", pixels.clone());
+    let out = ok(&[
+        "hist",
+        s(&img),
+        "--dtype",
+        "u8",
+        "--channels",
+        "--json",
+        "-q",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(v["channels"], 4);
+    assert_eq!(v["pixels"], 3);
+    assert_eq!(v["bins"][1]["counts"], serde_json::json!([2, 0, 0, 0]));
+    assert_eq!(v["bins"][3]["counts"], serde_json::json!([0, 0, 3, 0]));
+    assert_eq!(v["bins"][255]["counts"], serde_json::json!([0, 0, 0, 1]));
+    assert_eq!(v["counted"], serde_json::json!([3, 3, 3, 3]));
+    let out = ok(&["hist", s(&img), "--dtype", "u8", "--channels", "3", "-q"]);
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("4 pixels of 3 channels"), "{table}");
+    fails(
+        &["hist", s(&img), "--dtype", "u8", "--channels", "5"],
+        "1 to 4 channels",
+    );
+    let odd = d.raw("odd.rgba", pixels[..10].to_vec());
+    fails(
+        &["hist", s(&odd), "--dtype", "u8", "--channels"],
+        "whole number",
+    );
+    fails(&["hist", s(&input), "--channels", "2"], "u8 data");
+}
+
+#[test]
 fn hist_even_and_range_bins() {
     let d = Dir::new();
     let data: Vec<f64> = vec![-1.0, 0.0, 0.1, 0.25, 0.5, 0.75, 0.99, 1.0, 2.0, f64::NAN];

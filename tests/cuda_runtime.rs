@@ -429,3 +429,222 @@ fn onesweep_above_2_pow_31() {
     };
     assert_eq!(low(&sorted), low(&input));
 }
+
+/// The look-back scan at raw device addresses: every misalignment of input and output within
+/// 16 bytes (the kernel loads 16-byte vectors from the 16-byte boundary below the input and
+/// falls back to element stores when the output is aligned differently), in place, repeated
+/// launches on one scratch (each launch a new epoch, statuses of the previous launch left in
+/// place), and the wrap of the epochs (which must clear the statuses).
+#[test]
+fn lookback_scan_misaligned_in_place_and_epochs() {
+    use histosort::cuda::scan_lookback_spec;
+    use histosort::tuning::cuda::scan_lb_tile;
+    use histosort::{DType, ScanElem};
+
+    fn check<T: ScanElem + std::fmt::Debug>(g: &CudaBackend, host: &[T], what: &str) {
+        let size = std::mem::size_of::<T>();
+        let spec = scan_lookback_spec(T::DTYPE).unwrap();
+        let n = host.len();
+        let slots = 16 / size;
+        // Room for the data at any element offset below 16 bytes.
+        let outb = DeviceBuffer::<T>::alloc(g, n + slots).unwrap();
+        let scratch = g.lookback_scratch(n as u64 + 16, size).unwrap();
+        for kind in [ScanKind::Inclusive, ScanKind::Exclusive] {
+            let want = reference::scan(host, kind);
+            for (io, oo) in [
+                (0, 0),
+                (1, 1),
+                (1, 0),
+                (0, 1),
+                (slots - 1, 1),
+                (2 % slots, slots - 1),
+            ] {
+                let mut staged = vec![T::ZERO; n + slots];
+                staged[io..io + n].copy_from_slice(host);
+                let din = DeviceBuffer::upload(g, &staged).unwrap();
+                let ip = din.device_ptr(g) + (io * size) as u64;
+                let op = outb.device_ptr(g) + (oo * size) as u64;
+                g.enqueue_scan_lookback(
+                    &spec,
+                    ip,
+                    op,
+                    n as u64,
+                    kind == ScanKind::Inclusive,
+                    &scratch,
+                )
+                .unwrap();
+                let got = outb.download(g).unwrap();
+                assert_eq!(
+                    &got[oo..oo + n],
+                    &want[..],
+                    "{what} {kind} in+{io} out+{oo}"
+                );
+                // In place at the same misalignment.
+                g.enqueue_scan_lookback(
+                    &spec,
+                    ip,
+                    ip,
+                    n as u64,
+                    kind == ScanKind::Inclusive,
+                    &scratch,
+                )
+                .unwrap();
+                let got = din.download(g).unwrap();
+                assert_eq!(&got[io..io + n], &want[..], "{what} {kind} in place +{io}");
+            }
+        }
+        // The last epoch, then the wrap: statuses of epoch 1 (the first launch above, other
+        // data) are still in the scratch and must not be taken for this launch's.
+        let other: Vec<T> = host.iter().rev().copied().collect();
+        let want = reference::scan(&other, ScanKind::Inclusive);
+        let din = DeviceBuffer::upload(g, &other).unwrap();
+        scratch.set_last_epoch(u32::MAX);
+        for round in 0..3 {
+            g.enqueue_scan_lookback(
+                &spec,
+                din.device_ptr(g),
+                outb.device_ptr(g),
+                n as u64,
+                true,
+                &scratch,
+            )
+            .unwrap();
+            assert_eq!(
+                &outb.download(g).unwrap()[..n],
+                &want[..],
+                "{what} epoch wrap, round {round}"
+            );
+        }
+    }
+
+    let Some(e) = gpu() else { return };
+    let g: &CudaBackend = e.cuda().unwrap();
+    for n in [
+        1usize,
+        5,
+        1000,
+        scan_lb_tile(4) as usize * 3 + 7,
+        size(scan_lb_tile(4) as usize * 300 + 11),
+    ] {
+        let v32: Vec<u32> = random_bits(n, n as u64)
+            .into_iter()
+            .map(|x| x as u32)
+            .collect();
+        check(g, &v32, &format!("u32 n={n}"));
+        let v64: Vec<u64> = random_bits(n, n as u64 + 1);
+        check(g, &v64, &format!("u64 n={n}"));
+        let vi: Vec<i32> = random_bits(n, 7)
+            .into_iter()
+            .map(|x| (x % 2001) as i32 - 1000)
+            .collect();
+        check(g, &vi, &format!("i32 n={n}"));
+        // Small integers: every float partial sum is exact, whatever the association.
+        let vf: Vec<f32> = random_bits(n, 8)
+            .into_iter()
+            .map(|x| (x % 17) as f32 - 8.0)
+            .collect();
+        check(g, &vf, &format!("f32 n={n}"));
+        let vd: Vec<f64> = random_bits(n, 9)
+            .into_iter()
+            .map(|x| (x % 1001) as f64 - 500.0)
+            .collect();
+        check(g, &vd, &format!("f64 n={n}"));
+    }
+    // A scratch made for 4-byte elements refuses 8-byte ones; a too small one refuses too.
+    let s4 = g.lookback_scratch(100, 4).unwrap();
+    let d = DeviceBuffer::<u64>::alloc(g, 100).unwrap();
+    let spec64 = scan_lookback_spec(DType::U64).unwrap();
+    assert!(g
+        .enqueue_scan_lookback(&spec64, d.device_ptr(g), d.device_ptr(g), 100, true, &s4)
+        .is_err());
+    let spec32 = scan_lookback_spec(DType::U32).unwrap();
+    let big = DeviceBuffer::<u32>::alloc(g, 1 << 20).unwrap();
+    assert!(g
+        .enqueue_scan_lookback(
+            &spec32,
+            big.device_ptr(g),
+            big.device_ptr(g),
+            1 << 20,
+            true,
+            &s4
+        )
+        .is_err());
+}
+
+/// The 16-bit and RGBA histograms on data already on the device, at unaligned starts (the
+/// kernels count a ragged head and tail one by one), and the 16-bit histogram in several bin
+/// ranges (what devices with less shared memory run), with counters that wrap within a block.
+#[test]
+fn u16_and_channel_histograms_on_the_device() {
+    let Some(e) = gpu() else { return };
+    let g: &CudaBackend = e.cuda().unwrap();
+    let n = size(5 << 20) + 3;
+    // Long runs of 4, of {4, 5} (one word of two counters) and 65535, then uniform values.
+    let words: Vec<u16> = random_bits(n, 11)
+        .into_iter()
+        .enumerate()
+        .map(|(i, x)| match (i / 3000) % 4 {
+            0 => 4,
+            1 => 4 + (x & 1) as u16,
+            2 => 65535,
+            _ => x as u16,
+        })
+        .collect();
+    let dw = DeviceBuffer::upload(g, &words).unwrap();
+    for off in [0usize, 1, 5] {
+        let sub = &words[off..];
+        let want = reference::histogram_u16(sub);
+        for bins in [65536u32, 16384, 4096] {
+            let h = g.zeroed_counts(65536).unwrap();
+            g.enqueue_histogram_u16_passes(
+                dw.device_ptr(g) + 2 * off as u64,
+                sub.len() as u64,
+                h.device_ptr(g),
+                bins,
+            )
+            .unwrap();
+            let got: Vec<u64> = h.download(g).unwrap().into_iter().map(u64::from).collect();
+            assert_eq!(got, want, "u16 offset {off}, {bins} bins per pass");
+        }
+    }
+    assert_eq!(
+        g.histogram_u16_device(&dw, HistogramAlgorithm::Auto)
+            .unwrap(),
+        reference::histogram_u16(&words)
+    );
+    assert!(g
+        .enqueue_histogram_u16_passes(dw.device_ptr(g), 10, dw.device_ptr(g), 3)
+        .is_err());
+
+    let bytes: Vec<u8> = random_bits(size(3 << 20) * 4, 12)
+        .into_iter()
+        .enumerate()
+        .map(|(i, x)| ((i % 4) * 60) as u8 + (x % 8) as u8)
+        .collect();
+    let db = DeviceBuffer::upload(g, &bytes).unwrap();
+    for c in 1..=4usize {
+        let got = g
+            .histogram_channels_device(&db, c, HistogramAlgorithm::Auto)
+            .unwrap();
+        assert_eq!(
+            got,
+            reference::histogram_channels_u8(&bytes, c).unwrap(),
+            "{c} channels"
+        );
+        for off in [1usize, 3, 7] {
+            let len = (bytes.len() - off) / c * c;
+            let sub = &bytes[off..off + len];
+            let h = g.zeroed_counts(c * 256).unwrap();
+            g.enqueue_histogram_channels(
+                c,
+                db.device_ptr(g) + off as u64,
+                len as u64,
+                h.device_ptr(g),
+            )
+            .unwrap();
+            let got: Vec<u64> = h.download(g).unwrap().into_iter().map(u64::from).collect();
+            let want = reference::histogram_channels_u8(sub, c).unwrap().concat();
+            assert_eq!(got, want, "{c} channels at offset {off}");
+        }
+    }
+}

@@ -199,7 +199,8 @@ fn even_cases<T: TestSample>(ranges: &[(T, T, usize)]) {
 fn range_cases<T: TestSample>(lo: T, hi: T, extra: &[Vec<T>]) {
     let f = Failures::new();
     let mut sets: Vec<Vec<T>> = extra.to_vec();
-    for (si, count) in [2usize, 3, 8, 257, 1001].into_iter().enumerate() {
+    // 20,001 boundaries: counters and boundaries exceed shared memory (the global path).
+    for (si, count) in [2usize, 3, 8, 257, 1001, 20_001].into_iter().enumerate() {
         let mut rng = Rng::new(si as u64 + 77);
         let mut b: Vec<T> = (0..count * 2)
             .map(|_| T::lerp(lo, hi, rng.unit_f64()))
@@ -279,6 +280,7 @@ fn even_i32() {
         (-100_000, -10, 2),
         (0, 1, 1),
         (-70_000, 70_000, 65536),
+        (-70_000, 70_000, 100_000),
     ]);
 }
 
@@ -289,6 +291,9 @@ fn even_u32() {
         (1 << 20, 1 << 30, 1000),
         (5, 6, 1),
         (0, 100, 7),
+        // More counters than shared memory holds: the global-memory path.
+        (0, 1_000_000, 100_000),
+        (3, 100_003, 100_000),
     ]);
 }
 
@@ -302,6 +307,7 @@ fn even_f32() {
         (0.0, 1.0, 1),
         (1e-3, 2e-3, 2),
         (-3.0, 0.5, 3),
+        (-1.0, 1.0, 100_000),
     ]);
 }
 
@@ -505,6 +511,242 @@ fn bad_arguments_are_errors() {
     for a in HistogramAlgorithm::ALL {
         if !matches!(a, HistogramAlgorithm::Auto | HistogramAlgorithm::CpuPrivate) {
             assert!(cpu.histogram_u8(b"abc", *a).is_err(), "cpu ran {a}");
+        }
+    }
+}
+
+/// Data that makes 16-bit counters wrap: long runs of one value and of two values sharing one
+/// 32-bit word of counters (an even value and the next odd one), mixed with uniform samples.
+fn wrap_heavy_u16(n: usize, seed: u64) -> Vec<u16> {
+    let mut rng = Rng::new(seed);
+    (0..n)
+        .map(|i| match (i / 4096) % 4 {
+            0 => 4,
+            1 => 4 + (rng.below(2) as u16),
+            2 => 65535 - (rng.below(2) as u16),
+            _ => rng.below(1 << 16) as u16,
+        })
+        .collect()
+}
+
+#[test]
+fn histogram_u16_every_distribution() {
+    let f = Failures::new();
+    let dists = [
+        Distribution::Uniform,
+        Distribution::FewDistinct(1),
+        Distribution::FewDistinct(2),
+        Distribution::FewDistinct(8),
+        Distribution::AllEqual,
+        Distribution::Sorted,
+        Distribution::Entropy(EntropyPreset::ALL[1]),
+    ];
+    let sizes = [
+        0,
+        1,
+        2,
+        3,
+        7,
+        8,
+        9,
+        15,
+        16,
+        17,
+        1023,
+        65_535,
+        65_536,
+        65_537,
+        (1 << 20) + 3,
+    ];
+    let mut inputs: Vec<(String, Vec<u16>)> = Vec::new();
+    for (di, dist) in dists.iter().enumerate() {
+        for n in sizes {
+            inputs.push((dist.name(), generate(dist, n, seed(n, 50 + di as u64))));
+        }
+    }
+    // Enough samples per block that one counter passes 65536 several times in a block.
+    for n in [(3 << 20) + 5, 1 << 24] {
+        inputs.push(("wrap-heavy".into(), wrap_heavy_u16(n, n as u64)));
+        inputs.push(("all-equal".into(), vec![4u16; n]));
+        inputs.push(("all-equal-odd".into(), vec![65535u16; n]));
+    }
+    for e in &engines() {
+        for (dist, data) in &inputs {
+            let n = data.len();
+            let expected = reference::histogram_u16(data);
+            for a in [
+                HistogramAlgorithm::Auto,
+                HistogramAlgorithm::SharedPrivate,
+                HistogramAlgorithm::CpuPrivate,
+            ] {
+                if !is_cuda(e) && a == HistogramAlgorithm::SharedPrivate {
+                    continue;
+                }
+                let case = Case::new(e, a.to_string(), "u16", dist, n);
+                f.checked();
+                if let Some(h) = f.ok(&case, "histogram_u16", e.histogram_u16(data, a)) {
+                    check_counts(&f, &case, "histogram_u16", &expected, &h);
+                }
+                // Sub-slices start off the 16-byte boundary: a ragged head and tail.
+                if n > 3 && n < 2_000_000 {
+                    for off in [1, 3, 7] {
+                        if off + 2 > n {
+                            continue;
+                        }
+                        let sub = &data[off..n - 2];
+                        let case =
+                            Case::new(e, format!("{a} offset={off}"), "u16", dist, sub.len());
+                        if let Some(h) = f.ok(&case, "histogram_u16", e.histogram_u16(sub, a)) {
+                            check_counts(
+                                &f,
+                                &case,
+                                "histogram_u16",
+                                &reference::histogram_u16(sub),
+                                &h,
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+    f.finish("histogram_u16_every_distribution");
+}
+
+#[test]
+fn histogram_channels_every_width() {
+    let f = Failures::new();
+    let pixel_counts = [
+        0usize,
+        1,
+        2,
+        3,
+        4,
+        5,
+        15,
+        16,
+        17,
+        63,
+        1023,
+        65_537,
+        (1 << 20) + 3,
+    ];
+    for e in &engines() {
+        for c in 1..=4usize {
+            for (pi, &px) in pixel_counts.iter().enumerate() {
+                let n = px * c;
+                let salt = 100 + (c * 31 + pi) as u64;
+                let mut inputs: Vec<(String, Vec<u8>)> = vec![
+                    (
+                        "uniform".into(),
+                        generate(&Distribution::Uniform, n, seed(n, salt)),
+                    ),
+                    ("all-equal".into(), vec![200u8; n]),
+                ];
+                // Channel-dependent data: channel k holds values k * 50 + (0..4), so a byte
+                // counted in the wrong channel lands in an empty bin.
+                let mut rng = Rng::new(salt);
+                inputs.push((
+                    "per-channel".into(),
+                    (0..n)
+                        .map(|i| ((i % c) * 50) as u8 + rng.below(4) as u8)
+                        .collect(),
+                ));
+                for (dist, data) in &inputs {
+                    let want = reference::histogram_channels_u8(data, c).unwrap();
+                    let mut variants =
+                        vec![HistogramAlgorithm::Auto, HistogramAlgorithm::CpuPrivate];
+                    if is_cuda(e) {
+                        variants.push(HistogramAlgorithm::SharedPrivate);
+                    }
+                    for a in variants {
+                        let case = Case::new(e, format!("{a} channels={c}"), "u8", dist, n);
+                        f.checked();
+                        let r = e.histogram_channels_u8(data, c, a);
+                        if let Some(h) = f.ok(&case, "histogram_channels_u8", r) {
+                            if h.len() != c {
+                                f.fail(format!("{case}: {} histograms, expected {c}", h.len()));
+                                continue;
+                            }
+                            for ch in 0..c {
+                                check_counts(
+                                    &f,
+                                    &case,
+                                    &format!("channel {ch}"),
+                                    &want[ch],
+                                    &h[ch],
+                                );
+                            }
+                        }
+                        // Whole pixels from an odd byte offset: a ragged head.
+                        if px > 2 && n < 2_000_000 {
+                            let sub = &data[c + 1..];
+                            let sub = &sub[..sub.len() / c * c];
+                            let want = reference::histogram_channels_u8(sub, c).unwrap();
+                            let case = Case::new(
+                                e,
+                                format!("{a} channels={c} offset={}", c + 1),
+                                "u8",
+                                dist,
+                                sub.len(),
+                            );
+                            if let Some(h) = f.ok(
+                                &case,
+                                "histogram_channels_u8",
+                                e.histogram_channels_u8(sub, c, a),
+                            ) {
+                                for ch in 0..c {
+                                    check_counts(
+                                        &f,
+                                        &case,
+                                        &format!("channel {ch}"),
+                                        &want[ch],
+                                        &h[ch],
+                                    );
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    f.finish("histogram_channels_every_width");
+}
+
+#[test]
+fn u16_and_channel_histograms_refuse_bad_requests() {
+    for e in &engines() {
+        for c in [0usize, 5] {
+            let r = e.histogram_channels_u8(
+                &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+                c,
+                HistogramAlgorithm::Auto,
+            );
+            let m = r.expect_err("bad channel count must fail").to_string();
+            assert!(m.contains("1 to 4 channels"), "{}: {m}", engine_name(e));
+        }
+        let m = e
+            .histogram_channels_u8(&[1, 2, 3, 4, 5], 4, HistogramAlgorithm::Auto)
+            .expect_err("a partial pixel must fail")
+            .to_string();
+        assert!(m.contains("whole number"), "{}: {m}", engine_name(e));
+        if is_cuda(e) {
+            for a in [
+                HistogramAlgorithm::GlobalAtomic,
+                HistogramAlgorithm::GlobalAtomicUnrolled,
+                HistogramAlgorithm::WarpPrivate,
+            ] {
+                assert!(e.histogram_u16(&[1, 2, 3], a).is_err(), "{a} on u16");
+                assert!(
+                    e.histogram_channels_u8(&[1, 2, 3, 4], 4, a).is_err(),
+                    "{a} on channels"
+                );
+            }
+        } else {
+            assert!(e
+                .histogram_u16(&[1, 2, 3], HistogramAlgorithm::SharedPrivate)
+                .is_err());
         }
     }
 }

@@ -11,11 +11,20 @@ use histosort::{Engine, ScanAlgorithm, ScanElem, ScanKind};
 
 const KINDS: [ScanKind; 2] = [ScanKind::Inclusive, ScanKind::Exclusive];
 
-/// Sizes around the usual block sizes (256 threads x 1..8 items, the CPU's 2^16 blocks) and
-/// 2^20 + 1.
+/// Sizes around the usual block sizes (256 threads x 1..8 items, the CPU's 2^16 blocks), around
+/// the look-back scan's tiles for 4- and 8-byte elements (one tile minus one to two plus one,
+/// many tiles plus a remainder) and 2^20 + 1.
 fn sizes() -> Vec<usize> {
     let mut v = SMALL_SIZES.to_vec();
     v.extend_from_slice(TILE_SIZES);
+    for bytes in [4, 8] {
+        let t = histosort::tuning::cuda::scan_lb_tile(bytes) as usize;
+        v.extend([t - 1, t, t + 1, 2 * t - 1, 2 * t, 2 * t + 1, 37 * t + 5]);
+    }
+    // A look-back window of 32 x SCAN_LB_WINDOWS tiles, and one more tile.
+    let t = histosort::tuning::cuda::scan_lb_tile(4) as usize;
+    let w = 32 * histosort::tuning::cuda::SCAN_LB_WINDOWS as usize;
+    v.extend([w * t, (w + 1) * t + 3]);
     v.extend([
         65_535,
         65_536,
@@ -146,6 +155,36 @@ fn close_floats<T: FloatElem>(expected: &[T], actual: &[T]) -> Result<(), String
     Ok(())
 }
 
+/// Mixed signs: partial sums can be near zero while the rounding error grows with the sum of
+/// |x| so far, so the bound at element i is `REL_TOL * sum(|x[..=i]|)` (the error bound of any
+/// association order of the sum, times a margin).
+fn close_signed_floats<T: FloatElem>(data: &[T]) -> impl Fn(&[T], &[T]) -> Result<(), String> + '_ {
+    move |expected: &[T], actual: &[T]| {
+        if expected.len() != actual.len() {
+            return Err(format!(
+                "length {} but expected {}",
+                actual.len(),
+                expected.len()
+            ));
+        }
+        let mut abs = 0.0f64;
+        for (i, (e, a)) in expected.iter().zip(actual).enumerate() {
+            // Exclusive scans see the magnitude of the elements before i; including x[i] only
+            // loosens the bound by one element.
+            abs += data[i].to_f64().abs();
+            let (e, a) = (e.to_f64(), a.to_f64());
+            if (e - a).abs() > T::REL_TOL * abs + 1e-6 || a.is_nan() {
+                return Err(format!(
+                    "first mismatch at index {i}: expected {e}, actual {a} (bound {} = {} x sum |x|)",
+                    T::REL_TOL * abs + 1e-6,
+                    T::REL_TOL
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
 fn floats<T: FloatElem>() {
     let f = Failures::new();
     for e in &engines() {
@@ -156,10 +195,15 @@ fn floats<T: FloatElem>() {
                 .map(|_| T::from_f64(rng.below(16) as f64 - 8.0))
                 .collect();
             let unit: Vec<T> = (0..n).map(|_| T::from_f64(rng.unit_f64())).collect();
+            let signed: Vec<T> = (0..n)
+                .map(|_| T::from_f64(rng.unit_f64() * 2.0 - 1.0))
+                .collect();
             for a in scan_variants(e) {
                 for kind in KINDS {
                     run(&f, e, a, kind, "small integers", &ints, exact_floats::<T>);
                     run(&f, e, a, kind, "uniform [0,1)", &unit, close_floats::<T>);
+                    let check = close_signed_floats(&signed);
+                    run(&f, e, a, kind, "uniform [-1,1)", &signed, check);
                 }
             }
         }

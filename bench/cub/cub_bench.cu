@@ -6,12 +6,16 @@
 //
 //   cub_bench [--warmups W] [--samples S] [--seed X] CASE...
 //   CASE: sort-keys T N | sort-pairs T N | sort-keys-bits T N BEGIN END
-//         | histogram-even-u8 N DISTINCT | exclusive-sum u32 N | copy BYTES
+//         | histogram-even-u8 N DISTINCT | histogram-even-u16 N | multi-histogram-rgba PIXELS
+//         | exclusive-sum T N | inclusive-sum T N | copy BYTES
 //   T: u32, u64 or f32 (sort-pairs: u32 keys with u32 values)
+//   Scan inputs: u32 below 2^16, u64 full-width (the sums wrap), f32 small integers in [-8, 8)
+//   (every partial sum exact, so every element is compared exactly).
 //
 // Build: nvcc -O3 -std=c++17 -arch=sm_90 -o cub_bench cub_bench.cu
 
 #include <cub/cub.cuh>
+#include <cuda/std/array>
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -80,6 +84,23 @@ __global__ void fill_bytes(uint8_t* out, size_t n, uint32_t distinct, uint64_t s
 __global__ void fill_small(uint32_t* out, size_t n, uint64_t seed) {
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
     out[i] = (uint32_t)(mix64(i ^ (seed << 1)) & 0xffffu);
+  }
+}
+
+// Scan inputs (see the header).
+template <typename T>
+__global__ void fill_scan(T* out, size_t n, uint64_t seed) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+    uint64_t h = mix64(i ^ (seed << 1));
+    if (sizeof(T) == 8) out[i] = (T)h;
+    else if ((T)0.5 != (T)0) out[i] = (T)((int)(h & 15) - 8);
+    else out[i] = (T)(h & 0xffffu);
+  }
+}
+
+__global__ void fill_u16(uint16_t* out, size_t n, uint64_t seed) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+    out[i] = (uint16_t)mix64(i ^ (seed << 1));
   }
 }
 
@@ -275,32 +296,42 @@ void histogram_case(const Timing& t, size_t n, int distinct) {
   cudaGetLastError();
 }
 
-void scan_case(const Timing& t, size_t n) {
-  std::string fields = case_fields("exclusive-sum", "u32", n, 0, 0, 0);
-  uint32_t *in = nullptr, *out = nullptr;
+template <typename T>
+void scan_case(const Timing& t, size_t n, bool inclusive) {
+  std::string fields = case_fields(inclusive ? "inclusive-sum" : "exclusive-sum", type_name<T>(), n, 0, 0, 0);
+  T *in = nullptr, *out = nullptr;
   void* temp = nullptr;
   try {
-    check_cuda(cudaMalloc(&in, n * sizeof(uint32_t)), "cudaMalloc in");
-    check_cuda(cudaMalloc(&out, n * sizeof(uint32_t)), "cudaMalloc out");
-    fill_small<<<kBlocks, kThreads>>>(in, n, t.seed);
+    check_cuda(cudaMalloc(&in, n * sizeof(T)), "cudaMalloc in");
+    check_cuda(cudaMalloc(&out, n * sizeof(T)), "cudaMalloc out");
+    fill_scan<T><<<kBlocks, kThreads>>>(in, n, t.seed);
     check_cuda(cudaGetLastError(), "fill");
     const int num = (int)n;
     size_t temp_bytes = 0;
-    check_cuda(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, in, out, num), "ExclusiveSum (size)");
+    if (inclusive) {
+      check_cuda(cub::DeviceScan::InclusiveSum(nullptr, temp_bytes, in, out, num), "InclusiveSum (size)");
+    } else {
+      check_cuda(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, in, out, num), "ExclusiveSum (size)");
+    }
     check_cuda(cudaMalloc(&temp, temp_bytes > 0 ? temp_bytes : 1), "cudaMalloc temp");
     auto op = [&]() {
       size_t bytes = temp_bytes;
-      check_cuda(cub::DeviceScan::ExclusiveSum(temp, bytes, in, out, num), "ExclusiveSum");
+      if (inclusive) {
+        check_cuda(cub::DeviceScan::InclusiveSum(temp, bytes, in, out, num), "InclusiveSum");
+      } else {
+        check_cuda(cub::DeviceScan::ExclusiveSum(temp, bytes, in, out, num), "ExclusiveSum");
+      }
     };
     op();
     check_cuda(cudaDeviceSynchronize(), "first scan");
-    std::vector<uint32_t> a(n), b(n);
-    check_cuda(cudaMemcpy(a.data(), in, n * sizeof(uint32_t), cudaMemcpyDeviceToHost), "copy back");
-    check_cuda(cudaMemcpy(b.data(), out, n * sizeof(uint32_t), cudaMemcpyDeviceToHost), "copy back");
-    uint32_t sum = 0;
+    std::vector<T> a(n), b(n);
+    check_cuda(cudaMemcpy(a.data(), in, n * sizeof(T), cudaMemcpyDeviceToHost), "copy back");
+    check_cuda(cudaMemcpy(b.data(), out, n * sizeof(T), cudaMemcpyDeviceToHost), "copy back");
+    T sum = 0;
     for (size_t i = 0; i < n; ++i) {
+      if (inclusive) sum += a[i];
       if (b[i] != sum) throw Failure{"prefix sum wrong at element " + std::to_string(i)};
-      sum += a[i];
+      if (!inclusive) sum += a[i];
     }
     std::vector<float> times = time_op(t, op);
     print_result(fields, temp_bytes, "every element", times);
@@ -309,6 +340,101 @@ void scan_case(const Timing& t, size_t n) {
   }
   cudaFree(in);
   cudaFree(out);
+  cudaFree(temp);
+  cudaGetLastError();
+}
+
+// 65536 bins of 16-bit samples (levels 0..65536 as int), every bin checked on the host.
+void histogram_u16_case(const Timing& t, size_t n) {
+  std::string fields = case_fields("histogram-even-u16", "u16", n, 0, 0, 0);
+  uint16_t* samples = nullptr;
+  unsigned int* hist = nullptr;
+  void* temp = nullptr;
+  try {
+    check_cuda(cudaMalloc(&samples, n * sizeof(uint16_t)), "cudaMalloc samples");
+    check_cuda(cudaMalloc(&hist, 65536 * sizeof(unsigned int)), "cudaMalloc histogram");
+    fill_u16<<<kBlocks, kThreads>>>(samples, n, t.seed);
+    check_cuda(cudaGetLastError(), "fill");
+    const int num = (int)n;
+    const int levels = 65537;
+    const int lower = 0, upper = 65536;
+    size_t temp_bytes = 0;
+    check_cuda(cub::DeviceHistogram::HistogramEven(nullptr, temp_bytes, samples, hist, levels, lower, upper, num), "HistogramEven (size)");
+    check_cuda(cudaMalloc(&temp, temp_bytes > 0 ? temp_bytes : 1), "cudaMalloc temp");
+    auto op = [&]() {
+      size_t bytes = temp_bytes;
+      check_cuda(cub::DeviceHistogram::HistogramEven(temp, bytes, samples, hist, levels, lower, upper, num), "HistogramEven");
+    };
+    op();
+    check_cuda(cudaDeviceSynchronize(), "first histogram");
+    std::vector<uint16_t> host(n);
+    std::vector<unsigned int> h(65536), want(65536, 0);
+    check_cuda(cudaMemcpy(host.data(), samples, n * sizeof(uint16_t), cudaMemcpyDeviceToHost), "copy back");
+    check_cuda(cudaMemcpy(h.data(), hist, 65536 * sizeof(unsigned int), cudaMemcpyDeviceToHost), "copy back");
+    for (uint16_t x : host) want[x]++;
+    for (int b = 0; b < 65536; ++b) {
+      if (h[b] != want[b]) throw Failure{"bin " + std::to_string(b) + " wrong"};
+    }
+    std::vector<float> times = time_op(t, op);
+    print_result(fields, temp_bytes, "every bin", times);
+  } catch (const Failure& f) {
+    print_error(fields, f.message);
+  }
+  cudaFree(samples);
+  cudaFree(hist);
+  cudaFree(temp);
+  cudaGetLastError();
+}
+
+// RGBA pixels (uniform bytes): 4 channels of 256 bins, every bin checked on the host.
+void multi_histogram_case(const Timing& t, size_t pixels) {
+  std::string fields = case_fields("multi-histogram-rgba", "u8", pixels, 0, 0, 256);
+  uint8_t* samples = nullptr;
+  unsigned int* hist = nullptr;
+  void* temp = nullptr;
+  const size_t n = pixels * 4;
+  try {
+    check_cuda(cudaMalloc(&samples, n), "cudaMalloc samples");
+    check_cuda(cudaMalloc(&hist, 4 * 256 * sizeof(unsigned int)), "cudaMalloc histogram");
+    fill_bytes<<<kBlocks, kThreads>>>(samples, n, 256, t.seed);
+    check_cuda(cudaGetLastError(), "fill");
+#if CUB_VERSION >= 300000
+    // CUB 3 takes cuda::std::arrays (the C-array overload is deprecated).
+    ::cuda::std::array<unsigned int*, 4> hists{hist, hist + 256, hist + 512, hist + 768};
+    ::cuda::std::array<int, 4> levels{257, 257, 257, 257};
+    ::cuda::std::array<int, 4> lower{0, 0, 0, 0};
+    ::cuda::std::array<int, 4> upper{256, 256, 256, 256};
+#else
+    unsigned int* hists[4] = {hist, hist + 256, hist + 512, hist + 768};
+    int levels[4] = {257, 257, 257, 257};
+    int lower[4] = {0, 0, 0, 0};
+    int upper[4] = {256, 256, 256, 256};
+#endif
+    const int num = (int)pixels;
+    size_t temp_bytes = 0;
+    check_cuda(cub::DeviceHistogram::MultiHistogramEven<4, 4>(nullptr, temp_bytes, samples, hists, levels, lower, upper, num), "MultiHistogramEven (size)");
+    check_cuda(cudaMalloc(&temp, temp_bytes > 0 ? temp_bytes : 1), "cudaMalloc temp");
+    auto op = [&]() {
+      size_t bytes = temp_bytes;
+      check_cuda(cub::DeviceHistogram::MultiHistogramEven<4, 4>(temp, bytes, samples, hists, levels, lower, upper, num), "MultiHistogramEven");
+    };
+    op();
+    check_cuda(cudaDeviceSynchronize(), "first histogram");
+    std::vector<uint8_t> host(n);
+    std::vector<unsigned int> h(1024), want(1024, 0);
+    check_cuda(cudaMemcpy(host.data(), samples, n, cudaMemcpyDeviceToHost), "copy back");
+    check_cuda(cudaMemcpy(h.data(), hist, 1024 * sizeof(unsigned int), cudaMemcpyDeviceToHost), "copy back");
+    for (size_t i = 0; i < n; ++i) want[(i % 4) * 256 + host[i]]++;
+    for (int b = 0; b < 1024; ++b) {
+      if (h[b] != want[b]) throw Failure{"channel " + std::to_string(b / 256) + " bin " + std::to_string(b % 256) + " wrong"};
+    }
+    std::vector<float> times = time_op(t, op);
+    print_result(fields, temp_bytes, "every bin of every channel", times);
+  } catch (const Failure& f) {
+    print_error(fields, f.message);
+  }
+  cudaFree(samples);
+  cudaFree(hist);
   cudaFree(temp);
   cudaGetLastError();
 }
@@ -390,10 +516,24 @@ int main(int argc, char** argv) {
       need(2);
       histogram_case(t, parse_size(argv[i + 1]), atoi(argv[i + 2]));
       i += 3;
-    } else if (c == "exclusive-sum") {
+    } else if (c == "exclusive-sum" || c == "inclusive-sum") {
       need(2);
-      scan_case(t, parse_size(argv[i + 2]));
+      std::string ty = argv[i + 1];
+      size_t n = parse_size(argv[i + 2]);
+      bool inc = c == "inclusive-sum";
+      if (ty == "u32") scan_case<uint32_t>(t, n, inc);
+      else if (ty == "u64") scan_case<uint64_t>(t, n, inc);
+      else if (ty == "f32") scan_case<float>(t, n, inc);
+      else print_error(case_fields(c.c_str(), ty.c_str(), n, 0, 0, 0), "unsupported scan type");
       i += 3;
+    } else if (c == "histogram-even-u16") {
+      need(1);
+      histogram_u16_case(t, parse_size(argv[i + 1]));
+      i += 2;
+    } else if (c == "multi-histogram-rgba") {
+      need(1);
+      multi_histogram_case(t, parse_size(argv[i + 1]));
+      i += 2;
     } else if (c == "copy") {
       need(1);
       copy_case(t, parse_size(argv[i + 1]));

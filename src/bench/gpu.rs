@@ -7,11 +7,11 @@ use super::record::Record;
 use super::stats::speedup;
 use super::table::{self, Table};
 use super::{Method, Run, Suite};
-use crate::algorithm::{HistogramAlgorithm, LaunchMode, ScanKind, SortAlgorithm};
-use crate::cuda::{driver_err, scan_spec, CudaBackend, DeviceBuffer};
+use crate::algorithm::{HistogramAlgorithm, LaunchMode, ScanAlgorithm, ScanKind, SortAlgorithm};
+use crate::cuda::{driver_err, scan_lookback_spec, scan_spec, CudaBackend, DeviceBuffer};
 use crate::error::Result;
 use crate::gen::{self, Distribution};
-use crate::key::{DType, RadixKey};
+use crate::key::RadixKey;
 use crate::options::SortOptions;
 use crate::reference;
 
@@ -800,7 +800,9 @@ fn graph(run: &mut Run, b: &CudaBackend) -> Result<()> {
     Ok(())
 }
 
-/// Device-wide exclusive scan in GB/s (bytes read + written), with the copy as baseline.
+/// Device-wide scans in GB/s (bytes read + written), every CUDA variant against the copy of the
+/// same bytes: exclusive u32 at every size, then inclusive u32, exclusive u64 and inclusive f32
+/// at the largest.
 fn scan(run: &mut Run, b: &CudaBackend) -> Result<()> {
     let m = run.cfg.method(true);
     let sizes = run.cfg.sizes.clone().unwrap_or_else(|| {
@@ -810,13 +812,38 @@ fn scan(run: &mut Run, b: &CudaBackend) -> Result<()> {
             vec![1 << 20, 1 << 24, 1 << 28]
         }
     });
-    let mut t = Table::new(&["n", "variant", "median ms", "P10-P90", "GB/s", "of copy"]);
-    for n in sizes {
-        let r = scan_case(run, b, n, &m)?;
-        let copy = time_copy(run, b, "scan", "u32", n as u64, n * 4, &m)?;
-        for x in [&copy, &r] {
+    let big = sizes.iter().copied().max().unwrap_or(1 << 20);
+    let mut t = Table::new(&[
+        "n",
+        "dtype",
+        "kind",
+        "variant",
+        "median ms",
+        "P10-P90",
+        "GB/s",
+        "of copy",
+    ]);
+    let mut cases: Vec<(usize, ScanType, ScanKind)> = sizes
+        .iter()
+        .map(|&n| (n, ScanType::U32, ScanKind::Exclusive))
+        .collect();
+    cases.push((big, ScanType::U32, ScanKind::Inclusive));
+    cases.push((big, ScanType::U64, ScanKind::Exclusive));
+    cases.push((big, ScanType::F32, ScanKind::Inclusive));
+    for (n, ty, kind) in cases {
+        let copy = time_copy(run, b, "scan", ty.name(), n as u64, n * ty.bytes(), &m)?;
+        let mut recs = Vec::new();
+        for a in [
+            ScanAlgorithm::ReduceThenScan,
+            ScanAlgorithm::DecoupledLookback,
+        ] {
+            recs.push(scan_case(run, b, n, ty, kind, a, &m)?);
+        }
+        for x in std::iter::once(&copy).chain(&recs) {
             t.row(vec![
                 table::count(n as u64),
+                ty.name().into(),
+                kind.name().into(),
                 x.variant.clone(),
                 table::ms(x.median_ms),
                 format!("{}-{}", table::ms(x.p10_ms), table::ms(x.p90_ms)),
@@ -825,70 +852,238 @@ fn scan(run: &mut Run, b: &CudaBackend) -> Result<()> {
             ]);
         }
         run.push(copy);
-        run.push(r);
+        for mut r in recs {
+            r.suite = "scan".into();
+            run.push(r);
+        }
     }
     run.say(&format!(
-        "Exclusive scan, u32 (values below 2^16), out of place; GB/s counts bytes read and \
-         written; every element checked before timing.\n{}",
+        "Scans, out of place; GB/s counts bytes read and written; every element checked against \
+         the CPU reference before timing (u32 values below 2^16, u64 full-width so the sums \
+         wrap, f32 small integers so every partial sum is exact).\n{}",
         t.render()
     ));
     Ok(())
 }
 
-/// One exclusive u32 scan of `n` elements: validated, then timed.
-pub(crate) fn scan_case(run: &mut Run, b: &CudaBackend, n: usize, m: &Method) -> Result<Record> {
-    run.step(format!("scan: exclusive u32 n={n}"));
-    let host: Vec<u32> = gen::generate::<u32>(&Distribution::Uniform, n, run.cfg.seed)
-        .into_iter()
-        .map(|x| x & 0xffff)
-        .collect();
-    let want = reference::scan(&host, ScanKind::Exclusive);
-    let spec = scan_spec(DType::U32)?;
-    let count = Copies::count_for(b, n * 4);
-    let input = Copies::upload(b, &host, count)?;
-    let output = Copies::alloc(b, n * 4, count)?;
-    let scratch = b.scan_scratch(n as u64, 4)?;
-    let out0 = DeviceBuffer::<u32>::alloc(b, n)?;
-    b.enqueue_scan(
-        &spec,
-        input.ptr(b, 0),
-        out0.device_ptr(b),
-        n as u64,
-        false,
-        &scratch,
-        0,
-    )?;
-    data::check_equal("exclusive scan", &out0.download(b)?, &want)?;
-    let samples = measure(
-        b,
-        m,
-        |_| Ok(()),
-        |i| {
-            b.enqueue_scan(
-                &spec,
-                input.ptr(b, i),
-                output.ptr(b, i),
-                n as u64,
-                false,
-                &scratch,
-                0,
-            )
-        },
+/// Element types of the scan benchmarks, with the inputs CUB's side generates too.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ScanType {
+    /// u32 below 2^16.
+    U32,
+    /// Full-width u64 (the sums wrap).
+    U64,
+    /// f32 integers in [-8, 8): every partial sum of up to ~2^28 of them is exact w.h.p.
+    F32,
+}
+
+impl ScanType {
+    pub fn name(self) -> &'static str {
+        match self {
+            ScanType::U32 => "u32",
+            ScanType::U64 => "u64",
+            ScanType::F32 => "f32",
+        }
+    }
+
+    pub fn bytes(self) -> usize {
+        match self {
+            ScanType::U64 => 8,
+            _ => 4,
+        }
+    }
+
+    pub fn distribution(self) -> &'static str {
+        match self {
+            ScanType::U32 => "uniform-16bit",
+            ScanType::U64 => "uniform",
+            ScanType::F32 => "small-integers",
+        }
+    }
+}
+
+/// One scan of `n` elements: validated at every element, then timed. The record's suite is
+/// `scan`; callers from other suites rename it.
+pub(crate) fn scan_case(
+    run: &mut Run,
+    b: &CudaBackend,
+    n: usize,
+    ty: ScanType,
+    kind: ScanKind,
+    a: ScanAlgorithm,
+    m: &Method,
+) -> Result<Record> {
+    let bits: Vec<u64> = gen::generate::<u64>(&Distribution::Uniform, n, run.cfg.seed);
+    match ty {
+        ScanType::U32 => {
+            let host: Vec<u32> = bits.iter().map(|&x| (x & 0xffff) as u32).collect();
+            scan_case_typed(run, b, &host, ty, kind, a, m)
+        }
+        ScanType::U64 => scan_case_typed(run, b, &bits, ty, kind, a, m),
+        ScanType::F32 => {
+            let host: Vec<f32> = bits.iter().map(|&x| (x & 15) as f32 - 8.0).collect();
+            scan_case_typed(run, b, &host, ty, kind, a, m)
+        }
+    }
+}
+
+fn scan_case_typed<T: crate::sample::ScanElem + Sync>(
+    run: &mut Run,
+    b: &CudaBackend,
+    host: &[T],
+    ty: ScanType,
+    kind: ScanKind,
+    a: ScanAlgorithm,
+    m: &Method,
+) -> Result<Record> {
+    let n = host.len();
+    let size = std::mem::size_of::<T>();
+    let bytes = std::mem::size_of_val(host);
+    run.step(format!("scan: {a} {kind} {} n={n}", ty.name()));
+    let want = reference::scan(host, kind);
+    let count = Copies::count_for(b, bytes);
+    let input = Copies::upload(b, host, count)?;
+    let output = Copies::alloc(b, bytes, count)?;
+    let inclusive = kind == ScanKind::Inclusive;
+    let out0 = DeviceBuffer::<T>::alloc(b, n)?;
+    let mut op: Box<dyn FnMut(u64, u64) -> Result<()>> = match a {
+        ScanAlgorithm::ReduceThenScan => {
+            let spec = scan_spec(T::DTYPE)?;
+            let scratch = b.scan_scratch(n as u64, size)?;
+            Box::new(move |i, o| b.enqueue_scan(&spec, i, o, n as u64, inclusive, &scratch, 0))
+        }
+        _ => {
+            let spec = scan_lookback_spec(T::DTYPE)?;
+            let scratch = b.lookback_scratch(n as u64, size)?;
+            Box::new(move |i, o| {
+                b.enqueue_scan_lookback(&spec, i, o, n as u64, inclusive, &scratch)
+            })
+        }
+    };
+    op(input.ptr(b, 0), out0.device_ptr(b))?;
+    data::check_equal(&format!("{kind} scan {a}"), &out0.download(b)?, &want)?;
+    let samples = measure(b, m, |_| Ok(()), |i| op(input.ptr(b, i), output.ptr(b, i)))?;
+    // The last sample's output too: launches reuse the look-back statuses (epochs).
+    let last = DeviceBuffer::<T>::alloc(b, n)?;
+    let last_i = (m.warmups.max(1) + samples.len()).saturating_sub(1);
+    copy(b, last.device_ptr(b), output.ptr(b, last_i), bytes)?;
+    data::check_equal(
+        &format!("{kind} scan {a} (last sample)"),
+        &last.download(b)?,
+        &want,
     )?;
     Ok(Record::from_samples(
         "scan",
-        "reduce-then-scan",
+        a.name(),
         "histosort",
-        "u32",
+        ty.name(),
         n as u64,
-        "uniform-16bit",
+        ty.distribution(),
         samples,
-        8.0 * n as f64,
+        2.0 * bytes as f64,
         "GB/s",
     )?
-    .with("kind", "exclusive")
+    .with("kind", kind.name())
+    .with("algorithm", a.name())
     .with("buffers", count)
-    .with("counts", "bytes read + bytes written"))
+    .with("counts", "bytes read + bytes written")
+    .with(
+        "checked",
+        "every element, before timing and after the last sample",
+    ))
+}
+
+/// A 65536-bin histogram of `n` uniform 16-bit samples (the default variant), every bin
+/// checked before timing and after the last sample.
+pub(crate) fn hist16_case(run: &mut Run, b: &CudaBackend, n: usize, m: &Method) -> Result<Record> {
+    run.step(format!("peers: histogram u16 n={n}"));
+    let host: Vec<u16> = gen::generate(&Distribution::Uniform, n, run.cfg.seed);
+    let want = reference::histogram_u16(&host);
+    let copies = Copies::upload(b, &host, Copies::count_for(b, n * 2))?;
+    drop(host);
+    let h = b.zeroed_counts(1 << 16)?;
+    b.enqueue_histogram_u16(copies.ptr(b, 0), n as u64, h.device_ptr(b))?;
+    data::check_equal("histogram u16", &download_counts(b, &h)?, &want)?;
+    let samples = measure(
+        b,
+        m,
+        |_| zero(b, h.device_ptr(b), 4 << 16),
+        |i| b.enqueue_histogram_u16(copies.ptr(b, i), n as u64, h.device_ptr(b)),
+    )?;
+    data::check_equal(
+        "histogram u16 (last sample)",
+        &download_counts(b, &h)?,
+        &want,
+    )?;
+    Ok(Record::from_samples(
+        "peers",
+        HistogramAlgorithm::Auto.name(),
+        "histosort",
+        "u16",
+        n as u64,
+        "uniform",
+        samples,
+        2.0 * n as f64,
+        "GB/s",
+    )?
+    .with("bins", 1 << 16)
+    .with("input_copies", copies.count())
+    .with(
+        "checked",
+        "every bin, before timing and after the last sample",
+    ))
+}
+
+/// Four 256-bin histograms of `pixels` uniform RGBA pixels (the default variant), every bin of
+/// every channel checked before timing and after the last sample.
+pub(crate) fn channels_case(
+    run: &mut Run,
+    b: &CudaBackend,
+    pixels: usize,
+    m: &Method,
+) -> Result<Record> {
+    let n = pixels * 4;
+    run.step(format!("peers: histogram rgba {pixels} pixels"));
+    let host = data::hist_bytes(HistInput::Uniform, n, run.cfg.seed);
+    let want: Vec<u64> = reference::histogram_channels_u8(&host, 4)?
+        .into_iter()
+        .flatten()
+        .collect();
+    let copies = Copies::upload(b, &host, Copies::count_for(b, n))?;
+    drop(host);
+    let h = b.zeroed_counts(4 * 256)?;
+    b.enqueue_histogram_channels(4, copies.ptr(b, 0), n as u64, h.device_ptr(b))?;
+    data::check_equal("histogram rgba", &download_counts(b, &h)?, &want)?;
+    let samples = measure(
+        b,
+        m,
+        |_| zero(b, h.device_ptr(b), 4 * 1024),
+        |i| b.enqueue_histogram_channels(4, copies.ptr(b, i), n as u64, h.device_ptr(b)),
+    )?;
+    data::check_equal(
+        "histogram rgba (last sample)",
+        &download_counts(b, &h)?,
+        &want,
+    )?;
+    Ok(Record::from_samples(
+        "peers",
+        HistogramAlgorithm::Auto.name(),
+        "histosort",
+        "u8",
+        n as u64,
+        "uniform",
+        samples,
+        n as f64,
+        "GB/s",
+    )?
+    .with("channels", 4)
+    .with("pixels", pixels)
+    .with("bins", 256)
+    .with("input_copies", copies.count())
+    .with(
+        "checked",
+        "every bin of every channel, before timing and after the last sample",
+    ))
 }
 
 /// A histogram case of the peers suite: the default (`auto`) variant on `input`.

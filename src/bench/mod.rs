@@ -48,7 +48,7 @@ pub enum Suite {
     Sort,
     /// Plain launches against a captured graph, 2^10 to 2^24 keys (seeds/000).
     Graph,
-    /// Device-wide exclusive scan, GB/s.
+    /// Device-wide scans, GB/s: every CUDA variant against the copy (u32, u64, f32).
     Scan,
     /// histosort against NVIDIA CUB in the same run (and the CPU baselines).
     Peers,

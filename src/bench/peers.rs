@@ -16,6 +16,7 @@ use super::record::Record;
 use super::stats::speedup;
 use super::table::{self, Table};
 use super::Run;
+use crate::algorithm::{ScanAlgorithm, ScanKind};
 use crate::cuda::CudaBackend;
 use crate::error::{Error, Result};
 use crate::gen::Distribution;
@@ -27,12 +28,39 @@ pub const CUB_SOURCE: &str = include_str!("../../bench/cub/cub_bench.cu");
 /// One case of the peers suite, as the CUB program takes it on its command line.
 #[derive(Clone, Debug, PartialEq)]
 pub enum PeerCase {
-    SortKeys { dtype: &'static str, n: usize },
-    SortPairs { n: usize },
-    SortKeysBits { n: usize, begin: u32, end: u32 },
-    Histogram { n: usize, distinct: u32 },
-    ExclusiveSum { n: usize },
-    Copy { bytes: usize },
+    SortKeys {
+        dtype: &'static str,
+        n: usize,
+    },
+    SortPairs {
+        n: usize,
+    },
+    SortKeysBits {
+        n: usize,
+        begin: u32,
+        end: u32,
+    },
+    Histogram {
+        n: usize,
+        distinct: u32,
+    },
+    /// `inclusive-sum` or `exclusive-sum` of `dtype` (u32, u64 or f32).
+    Scan {
+        dtype: &'static str,
+        n: usize,
+        inclusive: bool,
+    },
+    /// 65536 bins of `n` uniform 16-bit samples.
+    Histogram16 {
+        n: usize,
+    },
+    /// Four 256-bin histograms of `pixels` uniform RGBA pixels.
+    HistogramRgba {
+        pixels: usize,
+    },
+    Copy {
+        bytes: usize,
+    },
 }
 
 impl PeerCase {
@@ -55,8 +83,23 @@ impl PeerCase {
                 n.to_string(),
                 distinct.to_string(),
             ],
-            PeerCase::ExclusiveSum { n } => {
-                vec!["exclusive-sum".into(), "u32".into(), n.to_string()]
+            PeerCase::Scan {
+                dtype,
+                n,
+                inclusive,
+            } => vec![
+                if *inclusive {
+                    "inclusive-sum"
+                } else {
+                    "exclusive-sum"
+                }
+                .into(),
+                dtype.to_string(),
+                n.to_string(),
+            ],
+            PeerCase::Histogram16 { n } => vec!["histogram-even-u16".into(), n.to_string()],
+            PeerCase::HistogramRgba { pixels } => {
+                vec!["multi-histogram-rgba".into(), pixels.to_string()]
             }
             PeerCase::Copy { bytes } => vec!["copy".into(), bytes.to_string()],
         }
@@ -71,7 +114,14 @@ impl PeerCase {
                 format!("sort-keys u32 bits [{begin},{end})")
             }
             PeerCase::Histogram { distinct, .. } => format!("histogram u8 distinct-{distinct}"),
-            PeerCase::ExclusiveSum { .. } => "exclusive-sum u32".into(),
+            PeerCase::Scan {
+                dtype, inclusive, ..
+            } => format!(
+                "{}-sum {dtype}",
+                if *inclusive { "inclusive" } else { "exclusive" }
+            ),
+            PeerCase::Histogram16 { .. } => "histogram u16 65536 bins".into(),
+            PeerCase::HistogramRgba { .. } => "histogram rgba 4x256 bins".into(),
             PeerCase::Copy { .. } => "copy".into(),
         }
     }
@@ -82,7 +132,9 @@ impl PeerCase {
             | PeerCase::SortPairs { n }
             | PeerCase::SortKeysBits { n, .. }
             | PeerCase::Histogram { n, .. }
-            | PeerCase::ExclusiveSum { n } => *n,
+            | PeerCase::Scan { n, .. }
+            | PeerCase::Histogram16 { n } => *n,
+            PeerCase::HistogramRgba { pixels } => *pixels,
             PeerCase::Copy { bytes } => *bytes,
         }
     }
@@ -132,7 +184,15 @@ pub fn cases(quick: bool, sizes: Option<&[usize]>) -> Vec<PeerCase> {
             v.push(PeerCase::Histogram { n, distinct });
         }
     }
-    v.push(PeerCase::ExclusiveSum { n: big });
+    for (dtype, inclusive) in [("u32", false), ("u32", true), ("u64", false), ("f32", true)] {
+        v.push(PeerCase::Scan {
+            dtype,
+            n: big,
+            inclusive,
+        });
+    }
+    v.push(PeerCase::Histogram16 { n: big });
+    v.push(PeerCase::HistogramRgba { pixels: big });
     v.push(PeerCase::Copy { bytes: big * 4 });
     v
 }
@@ -223,10 +283,34 @@ impl CubLine {
                 n,
                 "GB/s",
             ),
-            "exclusive-sum" => (
-                "DeviceScan::ExclusiveSum",
-                "uniform-16bit".to_string(),
-                8.0 * n,
+            "exclusive-sum" | "inclusive-sum" => {
+                let (bytes, dist) = match self.dtype.as_str() {
+                    "u64" => (8.0, "uniform"),
+                    "f32" => (4.0, "small-integers"),
+                    _ => (4.0, "uniform-16bit"),
+                };
+                (
+                    if self.case == "exclusive-sum" {
+                        "DeviceScan::ExclusiveSum"
+                    } else {
+                        "DeviceScan::InclusiveSum"
+                    },
+                    dist.to_string(),
+                    2.0 * bytes * n,
+                    "GB/s",
+                )
+            }
+            "histogram-even-u16" => (
+                "DeviceHistogram::HistogramEven",
+                "uniform".to_string(),
+                2.0 * n,
+                "GB/s",
+            ),
+            // n is pixels here; the record counts bytes (samples), as histosort's does.
+            "multi-histogram-rgba" => (
+                "DeviceHistogram::MultiHistogramEven<4,4>",
+                "uniform".to_string(),
+                4.0 * n,
                 "GB/s",
             ),
             "copy" => ("cudaMemcpyAsync", "-".to_string(), 2.0 * n, "GB/s"),
@@ -237,12 +321,17 @@ impl CubLine {
         } else {
             self.dtype.clone()
         };
+        let samples_n = if self.case == "multi-histogram-rgba" {
+            4 * self.n
+        } else {
+            self.n
+        };
         let r = Record::from_samples(
             "peers",
             variant,
             "cub",
             &dtype,
-            self.n,
+            samples_n,
             &dist,
             self.times_ms.clone(),
             work,
@@ -256,6 +345,19 @@ impl CubLine {
                 .with("begin_bit", self.begin_bit)
                 .with("end_bit", self.end_bit),
             "histogram-even-u8" => r.with("distinct", self.distinct).with("bins", 256),
+            "histogram-even-u16" => r.with("bins", 65536),
+            "multi-histogram-rgba" => r
+                .with("channels", 4)
+                .with("pixels", self.n)
+                .with("bins", 256),
+            "exclusive-sum" | "inclusive-sum" => r.with(
+                "kind",
+                if self.case == "exclusive-sum" {
+                    "exclusive"
+                } else {
+                    "inclusive"
+                },
+            ),
             _ => r,
         })
     }
@@ -267,7 +369,7 @@ impl CubLine {
             return false;
         }
         match c {
-            PeerCase::SortKeys { dtype, .. } => self.dtype == *dtype,
+            PeerCase::SortKeys { dtype, .. } | PeerCase::Scan { dtype, .. } => self.dtype == *dtype,
             PeerCase::Histogram { distinct, .. } => self.distinct == *distinct,
             PeerCase::SortKeysBits { begin, end, .. } => {
                 self.begin_bit == *begin as i32 && self.end_bit == *end as i32
@@ -406,11 +508,28 @@ fn histosort_case(run: &mut Run, b: &CudaBackend, c: &PeerCase) -> Result<Record
             };
             gpu::hist_case(run, b, *n, input, &m)?.with("distinct", *distinct)
         }
-        PeerCase::ExclusiveSum { n } => {
-            let mut r = gpu::scan_case(run, b, *n, &m)?;
+        PeerCase::Scan {
+            dtype,
+            n,
+            inclusive,
+        } => {
+            let ty = match *dtype {
+                "u64" => gpu::ScanType::U64,
+                "f32" => gpu::ScanType::F32,
+                _ => gpu::ScanType::U32,
+            };
+            let kind = if *inclusive {
+                ScanKind::Inclusive
+            } else {
+                ScanKind::Exclusive
+            };
+            let mut r = gpu::scan_case(run, b, *n, ty, kind, ScanAlgorithm::Auto, &m)?;
             r.suite = "peers".into();
+            r.variant = ScanAlgorithm::Auto.name().into();
             r
         }
+        PeerCase::Histogram16 { n } => gpu::hist16_case(run, b, *n, &m)?,
+        PeerCase::HistogramRgba { pixels } => gpu::channels_case(run, b, *pixels, &m)?,
         PeerCase::Copy { bytes } => {
             gpu::time_copy(run, b, "peers", "u8", *bytes as u64, *bytes, &m)?
         }
@@ -502,6 +621,8 @@ pub(crate) fn run_peers(run: &mut Run, b: &CudaBackend) -> Result<()> {
             c.label(),
             if matches!(c, PeerCase::Copy { .. } | PeerCase::Histogram { .. }) {
                 table::bytes(c.n() as u64)
+            } else if let PeerCase::HistogramRgba { pixels } = c {
+                table::bytes(4 * *pixels as u64)
             } else {
                 table::count(c.n() as u64)
             },
@@ -577,6 +698,40 @@ nvcc warning : something unrelated
             .unwrap_err()
             .contains("out of memory"));
         assert!(parse_cub_output("{\"case\": 3}").is_err());
+    }
+
+    #[test]
+    fn parses_the_issue_6_cases() {
+        let text = r#"{"case":"inclusive-sum","dtype":"u64","n":1024,"begin_bit":0,"end_bit":0,"distinct":0,"ok":true,"temp_bytes":5,"check":"every element","times_ms":[0.5]}
+{"case":"histogram-even-u16","dtype":"u16","n":2048,"begin_bit":0,"end_bit":0,"distinct":0,"ok":true,"temp_bytes":5,"check":"every bin","times_ms":[0.25]}
+{"case":"multi-histogram-rgba","dtype":"u8","n":1000,"begin_bit":0,"end_bit":0,"distinct":256,"ok":true,"temp_bytes":5,"check":"every bin","times_ms":[0.1]}"#;
+        let out = parse_cub_output(text).unwrap();
+        let scan = out.lines[0].to_record().unwrap();
+        assert_eq!(scan.variant, "DeviceScan::InclusiveSum");
+        assert_eq!(scan.distribution, "uniform");
+        // 1024 u64 read and written in 0.5 ms.
+        assert!((scan.throughput - 2.0 * 8.0 * 1024.0 / 0.5 * 1e-6).abs() < 1e-9);
+        assert!(out.lines[0].matches(&PeerCase::Scan {
+            dtype: "u64",
+            n: 1024,
+            inclusive: true
+        }));
+        assert!(!out.lines[0].matches(&PeerCase::Scan {
+            dtype: "u64",
+            n: 1024,
+            inclusive: false
+        }));
+        let h = out.lines[1].to_record().unwrap();
+        assert_eq!(
+            (h.dtype.as_str(), h.extra["bins"].as_u64()),
+            ("u16", Some(65536))
+        );
+        assert!(out.lines[1].matches(&PeerCase::Histogram16 { n: 2048 }));
+        // RGBA: the record counts bytes, the line counts pixels.
+        let m = out.lines[2].to_record().unwrap();
+        assert_eq!(m.n, 4000);
+        assert_eq!(m.extra["pixels"].as_u64(), Some(1000));
+        assert!(out.lines[2].matches(&PeerCase::HistogramRgba { pixels: 1000 }));
     }
 
     #[test]

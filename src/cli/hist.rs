@@ -20,10 +20,14 @@ const BAR: usize = 30;
 #[command(after_help = "\
 Examples:
   histosort hist bytes.npy                       256 bins, one per byte value
+  histosort hist words.npy                       65536 bins for u16 data, one per value
+  histosort hist image.rgba --dtype u8 --channels    RGBA pixels: 4 histograms of 256 bins
+  histosort hist image.rgb --dtype u8 --channels 3   RGB pixels: 3 histograms
   histosort hist x.npy --bins 10 --range 0:1     10 even bins over [0, 1)
   histosort hist x.npy --edges=-1,0,0.5,1 --json range bins [-1,0) [0,0.5) [0.5,1)
 
-Without --range, even bins span the data: [min, max] of its finite values.")]
+Without --range, even bins span the data: [min, max] of its finite values. Tables of more
+than 1024 bins list only the bins that are not empty; --json lists every bin.")]
 pub struct HistArgs {
     /// The samples: a .npy file, or raw binary data with --dtype.
     pub input: PathBuf,
@@ -49,10 +53,21 @@ pub struct HistArgs {
         conflicts_with = "bins"
     )]
     pub edges: Option<String>,
+    /// u8 data of interleaved pixels with C channels (1 to 4; 4 when given without a value):
+    /// one 256-bin histogram per channel.
+    #[arg(
+        long,
+        value_name = "C",
+        num_args = 0..=1,
+        default_missing_value = "4",
+        conflicts_with_all = ["bins", "range", "edges"]
+    )]
+    pub channels: Option<usize>,
     /// Histogram variant: auto, cpu-private, global-atomic, shared, ...
     #[arg(long, default_value = "auto", value_name = "NAME")]
     pub algorithm: HistogramAlgorithm,
-    /// Print JSON: {dtype, n, kind, bins: [{bin, lower, upper, count}], counted, outside, nan}.
+    /// Print JSON: {dtype, n, kind, bins: [{bin, lower, upper, count}], counted, outside, nan};
+    /// with --channels each bin has `counts` (one per channel) instead of `count`.
     #[arg(long)]
     pub json: bool,
 }
@@ -230,6 +245,23 @@ fn histogram<T: HistSample>(
     Ok((report("even", T::even_edges(lo, hi, bins), counts?), t))
 }
 
+fn words_histogram(
+    engine: &Engine,
+    data: &[u16],
+    args: &HistArgs,
+) -> CliResult<(Report, std::time::Duration)> {
+    let (counts, t) = timed(|| engine.histogram_u16(data, args.algorithm));
+    let report = Report {
+        dtype: DType::U16,
+        n: data.len(),
+        kind: "words",
+        edges: (0..=1 << 16).map(Edge::Int).collect(),
+        counts: counts?,
+        nan: 0,
+    };
+    Ok((report, t))
+}
+
 fn bytes_histogram(
     engine: &Engine,
     data: &[u8],
@@ -255,8 +287,18 @@ pub fn run(args: HistArgs, g: &Global) -> CliResult {
     let engine = g.engine()?;
     spinner.set_message(format!("histogram of {} samples", fmt_count(data.len())));
     let byte_bins = args.bins.is_none() && args.range.is_none() && args.edges.is_none();
+    if let Some(c) = args.channels {
+        let Array::U8(v) = &data else {
+            return Err(Failure::usage(format!(
+                "--channels takes u8 data (interleaved pixels), not {}",
+                data.dtype()
+            )));
+        };
+        return channels(&engine, v, c, &args, g);
+    }
     let (report, elapsed) = match &data {
         Array::U8(v) if byte_bins => bytes_histogram(&engine, v, &args)?,
+        Array::U16(v) if byte_bins => words_histogram(&engine, v, &args)?,
         Array::U8(v) => histogram(&engine, v, &args)?,
         Array::U16(v) => histogram(&engine, v, &args)?,
         Array::U32(v) => histogram(&engine, v, &args)?,
@@ -293,8 +335,66 @@ pub fn run(args: HistArgs, g: &Global) -> CliResult {
     Ok(())
 }
 
+/// `--channels`: one 256-bin histogram per channel, printed side by side.
+fn channels(engine: &Engine, data: &[u8], c: usize, args: &HistArgs, g: &Global) -> CliResult {
+    let (counts, elapsed) = timed(|| engine.histogram_channels_u8(data, c, args.algorithm));
+    let counts = counts?;
+    if args.json {
+        let bins: Vec<Value> = (0..256)
+            .map(|b| {
+                let per: Vec<u64> = counts.iter().map(|h| h[b]).collect();
+                json!({"bin": b, "lower": b, "upper": b + 1, "counts": per})
+            })
+            .collect();
+        let counted: Vec<u64> = counts.iter().map(|h| h.iter().sum()).collect();
+        let doc = json!({
+            "input": args.input.display().to_string(),
+            "dtype": "u8",
+            "n": data.len(),
+            "pixels": data.len() / c,
+            "channels": c,
+            "kind": "channels",
+            "algorithm": args.algorithm.name(),
+            "backend": engine.kind().name(),
+            "bins": bins,
+            "counted": counted,
+        });
+        outln!("{doc:#}");
+    } else {
+        let mut header = format!("{:>3}", "bin");
+        for ch in 0..c {
+            header.push_str(&format!("  {:>12}", format!("channel {ch}")));
+        }
+        outln!("{header}");
+        for b in 0..256 {
+            let mut row = format!("{b:>3}");
+            for h in &counts {
+                row.push_str(&format!("  {:>12}", h[b]));
+            }
+            outln!("{row}");
+        }
+        outln!(
+            "{} pixels of {c} channels ({} bytes)",
+            data.len() / c,
+            data.len()
+        );
+    }
+    g.note(format!(
+        "{c}-channel histogram of {} pixels on {}: {}, {}",
+        fmt_count(data.len() / c),
+        engine.describe(),
+        fmt_duration(elapsed),
+        fmt_rate(data.len(), elapsed, "bytes")
+    ));
+    Ok(())
+}
+
+/// Tables with more bins than this list only the bins that are not empty.
+const TABLE_ALL_BINS_MAX: usize = 1024;
+
 fn print_table(r: &Report) {
     let max = r.counts.iter().copied().max().unwrap_or(0).max(1);
+    let sparse = r.counts.len() > TABLE_ALL_BINS_MAX;
     let ranges: Vec<String> = (0..r.counts.len())
         .map(|i| format!("[{}, {})", r.edges[i], r.edges[i + 1]))
         .collect();
@@ -314,6 +414,9 @@ fn print_table(r: &Report) {
     let bw = r.counts.len().saturating_sub(1).to_string().len().max(3);
     outln!("{:>bw$}  {:<rw$}  {:>cw$}", "bin", "range", "count");
     for (i, (&c, range)) in r.counts.iter().zip(&ranges).enumerate() {
+        if sparse && c == 0 {
+            continue;
+        }
         // Round up so that any nonzero count shows at least a sliver.
         let len = ((c as u128 * BAR as u128).div_ceil(max as u128)) as usize;
         outln!("{i:>bw$}  {range:<rw$}  {c:>cw$}  {}", "█".repeat(len));
@@ -332,6 +435,13 @@ fn print_table(r: &Report) {
         counted,
         outside
     );
+    if sparse {
+        let empty = r.counts.iter().filter(|&&c| c == 0).count();
+        outln!(
+            "{} bins, {empty} of them empty and not listed (--json lists every bin)",
+            r.counts.len()
+        );
+    }
 }
 
 fn print_json(r: &Report, args: &HistArgs, engine: &Engine) {

@@ -394,6 +394,69 @@ fn hist_u8_cases(p: &mut Plan) {
     }
 }
 
+/// 65536-bin histograms of u16 samples, with every variant that takes them.
+fn hist_u16_cases(p: &mut Plan) {
+    let dists = [
+        Distribution::Uniform,
+        Distribution::FewDistinct(8),
+        Distribution::AllEqual,
+    ];
+    let mut sizes = p.some_sizes.clone();
+    sizes.push(3 << 20 | 5);
+    for alg in p.hist_algorithms.clone() {
+        if matches!(
+            p.engine.histogram_u16(&[1, 2, 3], alg),
+            Err(Error::Unsupported(_))
+        ) {
+            continue;
+        }
+        for dist in dists {
+            for &n in &sizes {
+                let (engine, seed) = (p.engine.clone(), p.seed);
+                p.add(format!("hist-u16 {dist} n={n} {alg}"), move || {
+                    let data: Vec<u16> = generate(&dist, n, seed);
+                    let want = reference::histogram_u16(&data);
+                    match engine_result(engine.histogram_u16(&data, alg)) {
+                        Ok(got) => compare("bins", &got, &want).into(),
+                        Err(o) => o,
+                    }
+                });
+            }
+        }
+    }
+}
+
+/// Multi-channel byte histograms (1 to 4 interleaved channels).
+fn hist_channels_cases(p: &mut Plan) {
+    for alg in p.hist_algorithms.clone() {
+        if matches!(
+            p.engine.histogram_channels_u8(&[1, 2, 3, 4], 4, alg),
+            Err(Error::Unsupported(_))
+        ) {
+            continue;
+        }
+        for c in 1..=4usize {
+            for &px in &p.some_sizes.clone() {
+                let (engine, seed) = (p.engine.clone(), p.seed);
+                p.add(
+                    format!("hist-channels c={c} pixels={px} {alg}"),
+                    move || {
+                        let data: Vec<u8> = generate(&Distribution::Uniform, px * c, seed);
+                        let want = match reference::histogram_channels_u8(&data, c) {
+                            Ok(w) => w.concat(),
+                            Err(e) => return Outcome::Fail(e.to_string()),
+                        };
+                        match engine_result(engine.histogram_channels_u8(&data, c, alg)) {
+                            Ok(got) => compare("bins", &got.concat(), &want).into(),
+                            Err(o) => o,
+                        }
+                    },
+                );
+            }
+        }
+    }
+}
+
 /// Scan inputs: small integers (as floats for float types), so that float sums are exact in
 /// any association order and can be compared bit for bit.
 trait ScanInput: ScanElem {
@@ -557,6 +620,8 @@ pub fn run(args: ValidateArgs, g: &Global) -> CliResult {
     pair_cases::<u128>(&mut p);
     width_cases(&mut p);
     hist_u8_cases(&mut p);
+    hist_u16_cases(&mut p);
+    hist_channels_cases(&mut p);
     hist_cases::<u8>(&mut p);
     hist_cases::<u16>(&mut p);
     hist_cases::<u32>(&mut p);

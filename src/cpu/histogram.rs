@@ -3,7 +3,7 @@
 
 use rayon::prelude::*;
 
-use crate::sample::{check_boundaries, range_bin, EvenBin, Sample};
+use crate::sample::{check_boundaries, check_channels, range_bin, EvenBin, Sample};
 use crate::tuning::cpu::HIST_CHUNK;
 use crate::Result;
 
@@ -54,6 +54,43 @@ pub fn histogram_u8(data: &[u8]) -> Vec<u64> {
             }
         }
     })
+}
+
+/// 65536-bin histogram of 16-bit samples.
+pub fn histogram_u16(data: &[u16]) -> Vec<u64> {
+    private_histograms(data, 1 << 16, |chunk, h| {
+        for &x in chunk {
+            h[x as usize] += 1;
+        }
+    })
+}
+
+/// `channels` 256-bin histograms of interleaved bytes (byte i in channel i % channels).
+pub fn histogram_channels_u8(data: &[u8], channels: usize) -> Result<Vec<Vec<u64>>> {
+    check_channels(data.len(), channels)?;
+    // Chunks of whole pixels, so a chunk's byte j is in channel j % channels.
+    let chunk = HIST_CHUNK - HIST_CHUNK % channels;
+    let flat = data
+        .par_chunks(chunk)
+        .fold(
+            || vec![0u64; channels * 256],
+            |mut h, c| {
+                for px in c.chunks_exact(channels) {
+                    for (ch, &x) in px.iter().enumerate() {
+                        h[ch * 256 + x as usize] += 1;
+                    }
+                }
+                h
+            },
+        )
+        .reduce(
+            || vec![0u64; channels * 256],
+            |mut a, b| {
+                a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
+                a
+            },
+        );
+    Ok(flat.chunks(256).map(<[u64]>::to_vec).collect())
 }
 
 /// Even-bin histogram.

@@ -28,10 +28,13 @@ pub enum KernelFile {
     Scan,
     Histogram,
     HistogramBins,
+    ScanLookback,
+    Histogram16,
+    HistogramChannels,
 }
 
 impl KernelFile {
-    pub const ALL: [KernelFile; 7] = [
+    pub const ALL: [KernelFile; 10] = [
         KernelFile::Keys,
         KernelFile::ThreePhase,
         KernelFile::Onesweep,
@@ -39,6 +42,9 @@ impl KernelFile {
         KernelFile::Scan,
         KernelFile::Histogram,
         KernelFile::HistogramBins,
+        KernelFile::ScanLookback,
+        KernelFile::Histogram16,
+        KernelFile::HistogramChannels,
     ];
 
     pub fn file_name(self) -> &'static str {
@@ -50,6 +56,9 @@ impl KernelFile {
             KernelFile::Scan => "scan.cu",
             KernelFile::Histogram => "histogram.cu",
             KernelFile::HistogramBins => "histogram_bins.cu",
+            KernelFile::ScanLookback => "scan_lookback.cu",
+            KernelFile::Histogram16 => "histogram_u16.cu",
+            KernelFile::HistogramChannels => "histogram_channels.cu",
         }
     }
 
@@ -62,6 +71,9 @@ impl KernelFile {
             KernelFile::Scan => include_str!("../../kernels/scan.cu"),
             KernelFile::Histogram => include_str!("../../kernels/histogram.cu"),
             KernelFile::HistogramBins => include_str!("../../kernels/histogram_bins.cu"),
+            KernelFile::ScanLookback => include_str!("../../kernels/scan_lookback.cu"),
+            KernelFile::Histogram16 => include_str!("../../kernels/histogram_u16.cu"),
+            KernelFile::HistogramChannels => include_str!("../../kernels/histogram_channels.cu"),
         }
     }
 

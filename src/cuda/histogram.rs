@@ -6,10 +6,37 @@ use crate::algorithm::HistogramAlgorithm;
 use crate::error::{Error, Result};
 use crate::key::DType;
 use crate::sample::Sample;
-use crate::tuning::cuda::{HIST_CHUNK, HIST_SHARED_BYTES, HIST_THREADS};
+use crate::tuning::cuda::{
+    HIST16_MIN_SAMPLES_PER_BLOCK, HIST16_THREADS, HIST16_VECS, HIST_CHANNELS_THREADS, HIST_CHUNK,
+    HIST_SHARED_BYTES, HIST_THREADS,
+};
 
 pub(crate) fn u8_spec() -> ModuleSpec {
     ModuleSpec::new(KernelFile::Histogram).define("THREADS", HIST_THREADS)
+}
+
+pub(crate) fn u16_spec() -> ModuleSpec {
+    ModuleSpec::new(KernelFile::Histogram16)
+        .define("THREADS", HIST16_THREADS)
+        .define("VECS", HIST16_VECS)
+}
+
+pub(crate) fn channels_spec() -> ModuleSpec {
+    ModuleSpec::new(KernelFile::HistogramChannels).define("THREADS", HIST_CHANNELS_THREADS)
+}
+
+/// Bins of a 16-bit histogram.
+const U16_BINS: usize = 1 << 16;
+
+/// The 16-bit and multi-channel histograms have one CUDA design each: the block-private
+/// shared-memory one.
+fn check_shared_only(a: HistogramAlgorithm, what: &str) -> Result<()> {
+    match a {
+        HistogramAlgorithm::Auto | HistogramAlgorithm::SharedPrivate => Ok(()),
+        other => Err(Error::Unsupported(format!(
+            "histogram variant '{other}' does not run {what} on the CUDA backend (auto and shared do)"
+        ))),
+    }
 }
 
 /// The entry point of a byte-histogram variant.
@@ -87,12 +114,24 @@ impl CudaBackend {
         &self,
         n: u64,
         bins: usize,
+        launch: impl FnMut(u64, u64, u64) -> Result<()>,
+    ) -> Result<Vec<u64>> {
+        self.counts_in_chunks_of(n, bins, HIST_CHUNK, launch)
+    }
+
+    /// [`Self::counts_in_chunks`] with chunks of `chunk` samples (at most `HIST_CHUNK`).
+    fn counts_in_chunks_of(
+        &self,
+        n: u64,
+        bins: usize,
+        chunk: u64,
         mut launch: impl FnMut(u64, u64, u64) -> Result<()>,
     ) -> Result<Vec<u64>> {
+        let chunk = chunk.clamp(1, HIST_CHUNK);
         let mut total = vec![0u64; bins];
         let mut start = 0u64;
         while start < n {
-            let len = (n - start).min(HIST_CHUNK);
+            let len = (n - start).min(chunk);
             let h = self.zeroed_counts(bins)?;
             launch(start, len, h.device_ptr(self))?;
             for (t, c) in total.iter_mut().zip(h.download(self)?) {
@@ -271,5 +310,174 @@ impl CudaBackend {
         let _guard = self.lock();
         let d = DeviceBuffer::upload(self, data)?;
         self.histogram_range_device(&d, boundaries, algorithm)
+    }
+}
+
+impl CudaBackend {
+    /// Bins of one pass of the 16-bit histogram: all 65536 where the opt-in shared memory holds
+    /// 65536 16-bit counters (128 KiB: sm_80, sm_90 and later), else the largest power of two
+    /// that fits, with one pass over the data per bin range.
+    fn hist16_bins_per_pass(&self) -> Result<u32> {
+        let words = (self.info.shared_per_block_optin / 4) as u64;
+        let mut bins = U16_BINS as u64;
+        while bins / 2 > words {
+            bins /= 2;
+        }
+        if bins < 2 {
+            return Err(Error::Unsupported(
+                "the device has too little shared memory for 16-bit histograms".into(),
+            ));
+        }
+        Ok(bins as u32)
+    }
+
+    /// Enqueues a 65536-bin histogram of `n` 16-bit samples at `data` (any 2-byte aligned
+    /// address) into the 32-bit counters at `hist` (zeroed by the caller; fewer than 2^32
+    /// samples).
+    pub fn enqueue_histogram_u16(&self, data: u64, n: u64, hist: u64) -> Result<()> {
+        let bins = self.hist16_bins_per_pass()?;
+        self.enqueue_histogram_u16_passes(data, n, hist, bins)
+    }
+
+    /// [`Self::enqueue_histogram_u16`] in passes of `bins` bins (an even divisor of 65536 whose
+    /// 16-bit counters fit the device): what devices with less shared memory run; public so
+    /// that tests reach that path on any device.
+    #[doc(hidden)]
+    pub fn enqueue_histogram_u16_passes(
+        &self,
+        data: u64,
+        n: u64,
+        hist: u64,
+        bins: u32,
+    ) -> Result<()> {
+        if bins < 2 || U16_BINS as u32 % bins != 0 || bins > self.hist16_bins_per_pass()? {
+            return Err(Error::invalid(format!(
+                "{bins} bins per pass of a 16-bit histogram: not an even divisor of 65536 that fits"
+            )));
+        }
+        if n == 0 {
+            return Ok(());
+        }
+        if n > u32::MAX as u64 {
+            return Err(Error::invalid(format!(
+                "{n} samples in one 16-bit histogram launch overflow its 32-bit counters"
+            )));
+        }
+        let f = self.function(&u16_spec(), "hist_u16")?;
+        let shared = bins * 2;
+        if shared > 48 * 1024 {
+            f.set_attribute(
+                cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                shared as i32,
+            )
+            .map_err(|e| super::driver_err("cuFuncSetAttribute(hist_u16)", e))?;
+        }
+        let grid = n
+            .div_ceil(HIST16_MIN_SAMPLES_PER_BLOCK)
+            .clamp(1, self.info.sm_count.max(1) as u64) as u32;
+        let mut lo = 0u32;
+        while (lo as usize) < U16_BINS {
+            self.launch(
+                &f,
+                "hist_u16",
+                grid,
+                HIST16_THREADS,
+                shared,
+                &[
+                    KArg::U64(hist + lo as u64 * 4),
+                    KArg::U64(data),
+                    KArg::U64(n),
+                    KArg::U32(lo),
+                    KArg::U32(bins),
+                ],
+            )?;
+            lo += bins;
+        }
+        Ok(())
+    }
+
+    /// Device-resident histogram of 16-bit samples into 65536 bins.
+    pub fn histogram_u16_device(
+        &self,
+        data: &DeviceBuffer<u16>,
+        algorithm: HistogramAlgorithm,
+    ) -> Result<Vec<u64>> {
+        check_shared_only(algorithm, "16-bit histograms")?;
+        let base = data.device_ptr(self);
+        self.counts_in_chunks(data.len() as u64, U16_BINS, |start, len, hist| {
+            self.enqueue_histogram_u16(base + start * 2, len, hist)
+        })
+    }
+
+    pub fn histogram_u16(&self, data: &[u16], algorithm: HistogramAlgorithm) -> Result<Vec<u64>> {
+        check_shared_only(algorithm, "16-bit histograms")?;
+        let _guard = self.lock();
+        let d = DeviceBuffer::upload(self, data)?;
+        self.histogram_u16_device(&d, algorithm)
+    }
+
+    /// Enqueues `channels` 256-bin histograms of `n` interleaved bytes at `data` (byte i in
+    /// channel i % channels) into `channels * 256` zeroed 32-bit counters at `hist`.
+    pub fn enqueue_histogram_channels(
+        &self,
+        channels: usize,
+        data: u64,
+        n: u64,
+        hist: u64,
+    ) -> Result<()> {
+        crate::sample::check_channels(n as usize, channels)?;
+        if n == 0 {
+            return Ok(());
+        }
+        let name = match channels {
+            1 => "hist_channels_1",
+            2 => "hist_channels_2",
+            3 => "hist_channels_3",
+            _ => "hist_channels_4",
+        };
+        let f = self.function(&channels_spec(), name)?;
+        let grid = self.grid_stride_blocks(n / 16 + 1, HIST_CHANNELS_THREADS);
+        self.launch(
+            &f,
+            name,
+            grid,
+            HIST_CHANNELS_THREADS,
+            0,
+            &[KArg::U64(hist), KArg::U64(data), KArg::U64(n)],
+        )
+    }
+
+    /// Device-resident multi-channel byte histograms: `channels` histograms of 256 bins.
+    pub fn histogram_channels_device(
+        &self,
+        data: &DeviceBuffer<u8>,
+        channels: usize,
+        algorithm: HistogramAlgorithm,
+    ) -> Result<Vec<Vec<u64>>> {
+        check_shared_only(algorithm, "multi-channel histograms")?;
+        crate::sample::check_channels(data.len(), channels)?;
+        let base = data.device_ptr(self);
+        // Chunks start on pixel boundaries, so byte i of a chunk is still in channel i % C.
+        let chunk = HIST_CHUNK - HIST_CHUNK % channels as u64;
+        let flat = self.counts_in_chunks_of(
+            data.len() as u64,
+            channels * 256,
+            chunk,
+            |start, len, hist| self.enqueue_histogram_channels(channels, base + start, len, hist),
+        )?;
+        Ok(flat.chunks(256).map(<[u64]>::to_vec).collect())
+    }
+
+    pub fn histogram_channels_u8(
+        &self,
+        data: &[u8],
+        channels: usize,
+        algorithm: HistogramAlgorithm,
+    ) -> Result<Vec<Vec<u64>>> {
+        check_shared_only(algorithm, "multi-channel histograms")?;
+        crate::sample::check_channels(data.len(), channels)?;
+        let _guard = self.lock();
+        let d = DeviceBuffer::upload(self, data)?;
+        self.histogram_channels_device(&d, channels, algorithm)
     }
 }

@@ -19,7 +19,7 @@ use cudarc::driver::{
 
 pub use compile::{KernelFile, ModuleSpec, Target};
 pub use launch::DeviceBuffer;
-pub use scan::{scan_spec, ScanScratch};
+pub use scan::{scan_lookback_spec, scan_spec, LookbackScratch, ScanScratch};
 pub use sort::SortPlan;
 
 use crate::error::{Error, Result};
@@ -278,11 +278,16 @@ pub fn all_module_specs() -> Vec<ModuleSpec> {
         if let Ok(s) = scan::scan_spec(d) {
             v.push(s);
         }
+        if let Ok(s) = scan::scan_lookback_spec(d) {
+            v.push(s);
+        }
         if let Ok(s) = histogram::bins_spec(d) {
             v.push(s);
         }
     }
     v.push(histogram::u8_spec());
+    v.push(histogram::u16_spec());
+    v.push(histogram::channels_spec());
     v
 }
 

@@ -1,5 +1,9 @@
-//! Device-wide prefix sums (reduce-then-scan, kernels/scan.cu). The sort's histogram scan uses
-//! the same sequence.
+//! Device-wide prefix sums: the single-pass decoupled look-back scan (kernels/scan_lookback.cu,
+//! the default) and reduce-then-scan (kernels/scan.cu; the sort's histogram scan uses it, since
+//! its fixed launch sequence is captured into graphs and the look-back's epochs change per
+//! launch).
+
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use cudarc::driver::CudaSlice;
 
@@ -9,7 +13,10 @@ use crate::algorithm::{ScanAlgorithm, ScanKind};
 use crate::error::{Error, Result};
 use crate::key::DType;
 use crate::sample::ScanElem;
-use crate::tuning::cuda::{SCAN_ITEMS, SCAN_THREADS, SCAN_TILE};
+use crate::tuning::cuda::{
+    scan_lb_tile, SCAN_ITEMS, SCAN_LB_THREADS, SCAN_LB_VECS, SCAN_LB_WINDOWS, SCAN_THREADS,
+    SCAN_TILE,
+};
 
 /// The CUDA type name of a scan element.
 fn cuda_type(d: DType) -> Result<&'static str> {
@@ -35,12 +42,167 @@ pub fn scan_spec(d: DType) -> Result<ModuleSpec> {
         .define("SCAN_T", cuda_type(d)?))
 }
 
+/// The module of the decoupled look-back scan for elements of type `d`.
+pub fn scan_lookback_spec(d: DType) -> Result<ModuleSpec> {
+    Ok(ModuleSpec::new(KernelFile::ScanLookback)
+        .define("THREADS", SCAN_LB_THREADS)
+        .define("VECS", SCAN_LB_VECS)
+        .define("LB_WINDOWS", SCAN_LB_WINDOWS)
+        .define("SCAN_T", cuda_type(d)?)
+        .define("SCAN_T_BYTES", d.size()))
+}
+
+/// Largest epoch of the look-back status words (30 bits; kernels/scan_lookback.cu).
+const EPOCH_MAX: u32 = (1 << 30) - 1;
+
+/// Scratch of the look-back scan: a tile counter and one status per tile, for elements of one
+/// size. Launches on it are numbered (epochs), so that statuses left by an earlier launch read
+/// as "not ready" and the scratch is cleared only when allocated and when the numbers wrap.
+/// Launches that share a scratch must run one after another (the same stream).
+pub struct LookbackScratch {
+    buf: CudaSlice<u8>,
+    elem_bytes: usize,
+    cap_tiles: u64,
+    epoch: AtomicU32,
+}
+
+impl LookbackScratch {
+    /// Bytes of scratch for `cap` tiles of `elem_bytes` elements (the kernel's layout).
+    fn bytes(elem_bytes: usize, cap: u64) -> usize {
+        let cap = cap as usize;
+        if elem_bytes == 4 {
+            16 + cap * 8
+        } else {
+            16 + (cap * 4).div_ceil(16) * 16 + 2 * cap * elem_bytes
+        }
+    }
+
+    /// Tiles the scratch has room for.
+    pub fn capacity_tiles(&self) -> u64 {
+        self.cap_tiles
+    }
+
+    /// Sets the number of the last launch, so that tests can reach the wrap of the epochs
+    /// (after 2^30 - 1 launches) without running them all.
+    #[doc(hidden)]
+    pub fn set_last_epoch(&self, epoch: u32) {
+        self.epoch.store(epoch.min(EPOCH_MAX), Ordering::Relaxed);
+    }
+}
+
+/// Tiles of a look-back scan of `n` elements of `elem_bytes` starting at device address `ptr`,
+/// and the shift of `ptr` above the 16-byte boundary below it, in elements.
+fn lookback_tiles(ptr: u64, n: u64, elem_bytes: usize) -> (u64, u32) {
+    let shift = ((ptr % 16) / elem_bytes as u64) as u32;
+    let tile = scan_lb_tile(elem_bytes as u32) as u64;
+    ((n + shift as u64).div_ceil(tile), shift)
+}
+
 /// Scratch for the recursive tile sums of a scan of `n` elements of `elem_bytes` bytes.
 pub struct ScanScratch {
     levels: Vec<CudaSlice<u8>>,
 }
 
 impl CudaBackend {
+    /// Scratch for look-back scans of up to `n` elements of `elem_bytes` (4 or 8) at any
+    /// alignment.
+    pub fn lookback_scratch(&self, n: u64, elem_bytes: usize) -> Result<LookbackScratch> {
+        if elem_bytes != 4 && elem_bytes != 8 {
+            return Err(Error::Unsupported(format!(
+                "look-back scans take 4- or 8-byte elements, not {elem_bytes}-byte ones"
+            )));
+        }
+        // One more tile than an aligned start needs: a misaligned start can straddle one more.
+        let cap = n.div_ceil(scan_lb_tile(elem_bytes as u32) as u64) + 1;
+        let bytes = LookbackScratch::bytes(elem_bytes, cap);
+        let mut buf = self.alloc::<u8>(bytes, "look-back scan status")?;
+        self.stream
+            .memset_zeros(&mut buf)
+            .map_err(|e| super::driver_err("cuMemsetD8Async", e))?;
+        Ok(LookbackScratch {
+            buf,
+            elem_bytes,
+            cap_tiles: cap,
+            epoch: AtomicU32::new(0),
+        })
+    }
+
+    /// Enqueues (without waiting) a single-pass look-back scan of `n` elements of the type of
+    /// `spec` (from [`scan_lookback_spec`]) from `input` to `output` (which may be equal; any
+    /// element-aligned addresses).
+    pub fn enqueue_scan_lookback(
+        &self,
+        spec: &ModuleSpec,
+        input: u64,
+        output: u64,
+        n: u64,
+        inclusive: bool,
+        scratch: &LookbackScratch,
+    ) -> Result<()> {
+        if n == 0 {
+            return Ok(());
+        }
+        let elem_bytes = spec
+            .defines
+            .iter()
+            .find(|(k, _)| k == "SCAN_T_BYTES")
+            .and_then(|(_, v)| v.parse::<usize>().ok())
+            .ok_or_else(|| Error::invalid("not a look-back scan module"))?;
+        if elem_bytes != scratch.elem_bytes {
+            return Err(Error::invalid(format!(
+                "look-back scratch made for {}-byte elements used for {elem_bytes}-byte ones",
+                scratch.elem_bytes
+            )));
+        }
+        let (tiles, shift) = lookback_tiles(input, n, elem_bytes);
+        if tiles > scratch.cap_tiles {
+            return Err(Error::invalid(format!(
+                "look-back scratch holds {} tiles, the scan needs {tiles}",
+                scratch.cap_tiles
+            )));
+        }
+        if tiles > i32::MAX as u64 {
+            return Err(Error::Unsupported(format!(
+                "a scan of {n} elements needs {tiles} tiles, more than one launch takes"
+            )));
+        }
+        let mut epoch = scratch.epoch.load(Ordering::Relaxed) + 1;
+        if epoch > EPOCH_MAX {
+            // Every epoch has been used: statuses of old launches could match again.
+            // SAFETY: the scratch buffer is live and `bytes` long; stream-ordered.
+            let bytes = LookbackScratch::bytes(scratch.elem_bytes, scratch.cap_tiles);
+            unsafe {
+                cudarc::driver::result::memset_d8_async(
+                    dptr(&scratch.buf, &self.stream),
+                    0,
+                    bytes,
+                    self.stream.cu_stream(),
+                )
+            }
+            .map_err(|e| super::driver_err("cuMemsetD8Async", e))?;
+            epoch = 1;
+        }
+        scratch.epoch.store(epoch, Ordering::Relaxed);
+        let f = self.function(spec, "scan_lookback")?;
+        self.launch(
+            &f,
+            "scan_lookback",
+            tiles as u32,
+            SCAN_LB_THREADS,
+            0,
+            &[
+                KArg::U64(input),
+                KArg::U64(output),
+                KArg::U64(n),
+                KArg::U32(shift),
+                KArg::U64(dptr(&scratch.buf, &self.stream)),
+                KArg::U32(scratch.cap_tiles.min(u32::MAX as u64) as u32),
+                KArg::U32(epoch),
+                KArg::U32(inclusive as u32),
+            ],
+        )
+    }
+
     pub fn scan_scratch(&self, n: u64, elem_bytes: usize) -> Result<ScanScratch> {
         let mut levels = Vec::new();
         let mut m = n;
@@ -116,12 +278,24 @@ impl CudaBackend {
         )
     }
 
-    /// Device-resident scan: `output` (same length as `input`) gets the prefix sums.
+    /// Device-resident scan with the default variant: `output` (same length as `input`) gets
+    /// the prefix sums.
     pub fn scan_device<T: ScanElem>(
         &self,
         input: &DeviceBuffer<T>,
         output: &mut DeviceBuffer<T>,
         kind: ScanKind,
+    ) -> Result<()> {
+        self.scan_device_with(input, output, kind, ScanAlgorithm::Auto)
+    }
+
+    /// Device-resident scan with a chosen variant.
+    pub fn scan_device_with<T: ScanElem>(
+        &self,
+        input: &DeviceBuffer<T>,
+        output: &mut DeviceBuffer<T>,
+        kind: ScanKind,
+        algorithm: ScanAlgorithm,
     ) -> Result<()> {
         if input.len() != output.len() {
             return Err(Error::invalid(format!(
@@ -130,19 +304,54 @@ impl CudaBackend {
                 input.len()
             )));
         }
-        let spec = scan_spec(T::DTYPE)?;
         let n = input.len() as u64;
-        let scratch = self.scan_scratch(n, std::mem::size_of::<T>())?;
-        self.enqueue_scan(
-            &spec,
+        self.scan_raw::<T>(
             input.device_ptr(self),
             output.device_ptr(self),
             n,
-            kind == ScanKind::Inclusive,
-            &scratch,
-            0,
+            kind,
+            algorithm,
         )?;
         self.sync()
+    }
+
+    /// Enqueues a scan of `n` elements of `T` between device addresses (any element-aligned
+    /// ones; `input == output` is allowed), allocating the scratch it needs.
+    fn scan_raw<T: ScanElem>(
+        &self,
+        input: u64,
+        output: u64,
+        n: u64,
+        kind: ScanKind,
+        algorithm: ScanAlgorithm,
+    ) -> Result<()> {
+        let inclusive = kind == ScanKind::Inclusive;
+        let size = std::mem::size_of::<T>();
+        match Self::resolve_scan(algorithm)? {
+            ScanAlgorithm::ReduceThenScan => {
+                let spec = scan_spec(T::DTYPE)?;
+                let scratch = self.scan_scratch(n, size)?;
+                self.enqueue_scan(&spec, input, output, n, inclusive, &scratch, 0)
+            }
+            _ => {
+                let spec = scan_lookback_spec(T::DTYPE)?;
+                let scratch = self.lookback_scratch(n, size)?;
+                self.enqueue_scan_lookback(&spec, input, output, n, inclusive, &scratch)
+            }
+        }
+    }
+
+    /// The CUDA variant a scan request runs: `Auto` is the decoupled look-back.
+    fn resolve_scan(algorithm: ScanAlgorithm) -> Result<ScanAlgorithm> {
+        match algorithm {
+            ScanAlgorithm::Auto | ScanAlgorithm::DecoupledLookback => {
+                Ok(ScanAlgorithm::DecoupledLookback)
+            }
+            ScanAlgorithm::ReduceThenScan => Ok(ScanAlgorithm::ReduceThenScan),
+            a => Err(Error::Unsupported(format!(
+                "scan variant '{a}' does not run on the CUDA backend"
+            ))),
+        }
     }
 
     /// Host-slice scan: upload, scan on the device, download.
@@ -153,14 +362,7 @@ impl CudaBackend {
         kind: ScanKind,
         algorithm: ScanAlgorithm,
     ) -> Result<()> {
-        match algorithm {
-            ScanAlgorithm::Auto | ScanAlgorithm::ReduceThenScan => {}
-            a => {
-                return Err(Error::Unsupported(format!(
-                    "scan variant '{a}' does not run on the CUDA backend"
-                )))
-            }
-        }
+        Self::resolve_scan(algorithm)?;
         scan_spec(T::DTYPE)?;
         if data.is_empty() {
             return Ok(());
@@ -168,7 +370,7 @@ impl CudaBackend {
         let _guard = self.lock();
         let input = DeviceBuffer::upload(self, data)?;
         let mut output = DeviceBuffer::<T>::alloc(self, data.len())?;
-        self.scan_device(&input, &mut output, kind)?;
+        self.scan_device_with(&input, &mut output, kind, algorithm)?;
         output.copy_to_host(self, out)
     }
 }

@@ -113,3 +113,34 @@ pub const fn block_sort_items(key_bytes: u32, value_bytes: u32) -> u32 {
         per
     }
 }
+
+// ------------------------------------------------------------------------------------------
+// Single-pass scan, 16-bit and multi-channel histograms (issue 6). Not yet measured on a GPU:
+// the values are first choices with the reasoning given; bench/NOTES.md records the outcome.
+
+/// Decoupled look-back scan: threads per block.
+pub const SCAN_LB_THREADS: u32 = 256;
+/// Decoupled look-back scan: 16-byte vectors per thread (24 u32 or 12 u64 items). Larger tiles
+/// mean fewer look-backs: the inclusive prefix can only travel `32 * SCAN_LB_WINDOWS` tiles per
+/// L2 round trip, so at ~0.5 us per round trip and 48 KiB of traffic per u32 tile, 128 tiles
+/// per step allow ~12 TB/s, well above HBM.
+pub const SCAN_LB_VECS: u32 = 6;
+/// Decoupled look-back scan: windows of 32 predecessors each lane of the look-back warp loads
+/// per step (all in flight at once).
+pub const SCAN_LB_WINDOWS: u32 = 4;
+/// Elements per tile of the look-back scan for elements of `elem_bytes` (4 or 8).
+pub const fn scan_lb_tile(elem_bytes: u32) -> u32 {
+    SCAN_LB_THREADS * SCAN_LB_VECS * (16 / elem_bytes)
+}
+
+/// 16-bit histogram (65536 bins): threads per block; one block per SM holds the whole
+/// histogram as 16-bit counters (128 KiB of opt-in shared memory).
+pub const HIST16_THREADS: u32 = 1024;
+/// 16-bit histogram: 16-byte vectors each thread loads before counting them (loads in flight).
+pub const HIST16_VECS: u32 = 4;
+/// 16-bit histogram: a block is given at least this many samples, so that clearing and
+/// merging its 65536 counters stays a small part of its work.
+pub const HIST16_MIN_SAMPLES_PER_BLOCK: u64 = 1 << 18;
+
+/// Multi-channel byte histograms (interleaved pixels of 1 to 4 channels): threads per block.
+pub const HIST_CHANNELS_THREADS: u32 = 256;
