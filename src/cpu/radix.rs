@@ -11,8 +11,12 @@
 //!   of every radix image. Bits where OR and AND agree are equal in every key, so digits are
 //!   placed only over the bits that vary: passes whose digit is the same for every key are
 //!   skipped for free, and narrow data (small values in wide types) takes fewer passes.
-//! * **Counts for the next pass come from the current scatter**: every element written is
-//!   counted under (destination chunk, next digit), so each pass is one read and one write.
+//! * **Counts for the next pass come from the current scatter** (parallel passes): every
+//!   element written is counted under (destination chunk, next digit), so each pass is one read
+//!   and one write. Inside an MSD bucket ([`sort_bucket`]) one read counts every digit instead,
+//!   and the scatters only move.
+//! * **Buckets with many varying bits** (64-bit keys) sort on their top bits only and then sort
+//!   the runs that tie there, instead of one LSD pass per digit.
 //! * **Software write-combining**: each digit collects elements in a cache-line-sized staging
 //!   buffer that is flushed as one aligned line, so the scatter touches 2^digit_bits lines of L1
 //!   instead of as many open pages (Polychroniou & Ross, "A comprehensive study of main-memory
