@@ -3,13 +3,15 @@
 //! machine hits all of them alike; medians over rounds are reported.
 //!
 //! `cargo bench --bench cpu_sort` runs everything; environment knobs:
-//! * `HS_SIZES=20,24,26` (log2 sizes), `HS_ROUNDS=7`, `HS_ONLY=sort|pairs|hist` (one group),
+//! * `HS_SIZES=20,24,26` (log2 sizes), `HS_ROUNDS=7`, `HS_ONLY=sort|pairs|hist|scan` (one
+//!   group; `mine` times histosort against rdst alone, wall and CPU time, `HS_KEY=u64`),
 //! * `HS_VARIANTS=1` adds histosort with fixed digit widths (tuning runs),
-//! * `HS_JSON=path` writes the results as JSON.
+//! * `HS_JSON=path` writes the results as JSON (`HS_RUSTC`, `HS_LOAD` and `HS_DATE` fill
+//!   its header).
 
 use std::time::Instant;
 
-use histosort::{Engine, HistogramAlgorithm, SortOptions};
+use histosort::{Engine, HistogramAlgorithm, ScanAlgorithm, ScanKind, SortOptions};
 use rayon::prelude::*;
 use rdst::RadixSort as _;
 use voracious_radix_sort::RadixSort as _;
@@ -325,6 +327,73 @@ fn hist_group(rounds: usize, rows: &mut Vec<Row>) {
     }
 }
 
+/// Prefix scans (u32 and u64, exclusive) against copies of the same bytes: the scan reads and
+/// writes each element once, as a copy does.
+fn scan_group(rounds: usize, rows: &mut Vec<Row>) {
+    fn one<T: histosort::ScanElem + Default>(
+        name: &str,
+        rounds: usize,
+        rows: &mut Vec<Row>,
+        gen: fn(u64) -> T,
+    ) {
+        let n = 1usize << 26;
+        let mut seed = 0x5CA;
+        let data: Vec<T> = (0..n).map(|_| gen(splitmix(&mut seed))).collect();
+        let mut dst = vec![T::default(); n];
+        let engine = Engine::cpu();
+        let want = histosort::reference::scan(&data, ScanKind::Exclusive);
+        let names = ["scan (exclusive)", "copy (2 threads)", "copy (1 thread)"];
+        let mut samples = vec![Vec::new(); names.len()];
+        for r in 0..rounds {
+            for j in 0..names.len() {
+                let i = (j + r) % names.len();
+                let t = Instant::now();
+                match i {
+                    0 => {
+                        let _ = engine.scan_into(
+                            &data,
+                            &mut dst,
+                            ScanKind::Exclusive,
+                            ScanAlgorithm::Auto,
+                        );
+                    }
+                    1 => dst
+                        .par_chunks_mut(1 << 18)
+                        .zip(data.par_chunks(1 << 18))
+                        .for_each(|(d, s)| d.copy_from_slice(s)),
+                    _ => dst.copy_from_slice(&data),
+                }
+                samples[i].push(t.elapsed().as_secs_f64() * 1e3);
+                if i == 0 && r == 0 && dst != want {
+                    eprintln!("WRONG scan {name}");
+                    std::process::exit(1);
+                }
+            }
+        }
+        let bytes = (n * std::mem::size_of::<T>()) as f64;
+        for (i, what) in names.iter().enumerate() {
+            let row = Row {
+                group: format!("scan {name}"),
+                size: n,
+                name: what.to_string(),
+                unit: "MB/s",
+                samples_ms: samples[i].clone(),
+                items: bytes,
+            };
+            let (med, lo, hi) = row.rate();
+            println!(
+                "scan {name:<5} 2^26 {what:<24} {:8.2} GB/s  (range {:.2}-{:.2})",
+                med / 1e3,
+                lo / 1e3,
+                hi / 1e3
+            );
+            rows.push(row);
+        }
+    }
+    one::<u32>("u32", rounds, rows, |x| (x & 0xff) as u32);
+    one::<u64>("u64", rounds, rows, |x| x & 0xffff);
+}
+
 fn main() {
     // `cargo bench` passes `--bench`; nothing else is expected.
     let sizes = env_list("HS_SIZES", &[20, 24, 26]);
@@ -337,34 +406,11 @@ fn main() {
     );
     let mut rows = Vec::new();
     if only == "mine" {
-        // Profiling aid: histosort alone on u32 keys.
-        for &lg in &sizes {
-            let mut seed = 1;
-            let input: Vec<u32> = (0..1usize << lg)
-                .map(|_| splitmix(&mut seed) as u32)
-                .collect();
-            let e = Engine::cpu();
-            for _ in 0..rounds {
-                let mut w = input.clone();
-                let t = Instant::now();
-                let _ = e.sort(&mut w, &SortOptions::new());
-                let a = t.elapsed().as_secs_f64() * 1e3;
-                let mut w = input.clone();
-                let t = Instant::now();
-                w.radix_sort_unstable();
-                let b = t.elapsed().as_secs_f64() * 1e3;
-                let mut w = input.clone();
-                let mut tmp = vec![0u32; w.len()];
-                let t = Instant::now();
-                for pass in 0..4 {
-                    histosort::reference::radix_pass(&w, &mut tmp, pass * 8, 8);
-                    std::mem::swap(&mut w, &mut tmp);
-                }
-                let c = t.elapsed().as_secs_f64() * 1e3;
-                println!(
-                    "2^{lg}: histosort {a:.2} ms, rdst {b:.2} ms, serial textbook LSD {c:.2} ms"
-                );
-            }
+        // Profiling aid: histosort alone against rdst (`HS_KEY=u64` for 64-bit keys).
+        if std::env::var("HS_KEY").as_deref() == Ok("u64") {
+            mine::<u64>(&sizes, rounds, |x| x);
+        } else {
+            mine::<u32>(&sizes, rounds, |x| x as u32);
         }
         return;
     }
@@ -377,6 +423,9 @@ fn main() {
     }
     if only.is_empty() || only == "hist" {
         hist_group(rounds, &mut rows);
+    }
+    if only.is_empty() || only == "scan" {
+        scan_group(rounds, &mut rows);
     }
     if let Ok(path) = std::env::var("HS_JSON") {
         let results: Vec<serde_json::Value> = rows
@@ -396,11 +445,11 @@ fn main() {
             })
             .collect();
         let doc = serde_json::json!({
-            "date": "2026-11-30",
+            "date": std::env::var("HS_DATE").unwrap_or_else(|_| "2026-11-30".into()),
             "machine": {
                 "cores": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0),
                 "cpu": cpu_model(),
-                "shared": "yes: other engineers compiled in parallel; medians of interleaved rounds",
+                "shared": std::env::var("HS_LOAD").unwrap_or_else(|_| "yes: other engineers compiled in parallel; medians of interleaved rounds".into()),
             },
             "rustc": std::env::var("HS_RUSTC").unwrap_or_default(),
             "rounds": rounds,
@@ -412,6 +461,46 @@ fn main() {
         ) {
             eprintln!("cannot write {path}: {e}");
         }
+    }
+}
+
+fn mine<T: histosort::RadixKey + rdst::RadixKey + Ord>(
+    sizes: &[u32],
+    rounds: usize,
+    gen: fn(u64) -> T,
+) {
+    for &lg in sizes {
+        let mut seed = 1;
+        let input: Vec<T> = (0..1usize << lg)
+            .map(|_| gen(splitmix(&mut seed)))
+            .collect();
+        let e = Engine::cpu();
+        let mut w = input.clone();
+        for _ in 0..rounds {
+            w.copy_from_slice(&input);
+            let (t, c) = (Instant::now(), cpu_ms());
+            let _ = e.sort(&mut w, &SortOptions::new());
+            let (a, ac) = (t.elapsed().as_secs_f64() * 1e3, cpu_ms() - c);
+            w.copy_from_slice(&input);
+            let (t, c) = (Instant::now(), cpu_ms());
+            w.radix_sort_unstable();
+            let (b, bc) = (t.elapsed().as_secs_f64() * 1e3, cpu_ms() - c);
+            println!(
+                "2^{lg}: histosort {a:.2} ms (cpu {ac:.1}), rdst {b:.2} ms (cpu {bc:.1}), cpu ratio {:.2}",
+                bc / ac
+            );
+        }
+    }
+}
+
+/// CPU time of the whole process (all threads), ms: a load-robust cost measure.
+fn cpu_ms() -> f64 {
+    // SAFETY: getrusage fills the struct it is given.
+    unsafe {
+        let mut u: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut u);
+        let t = |v: libc::timeval| v.tv_sec as f64 * 1e3 + v.tv_usec as f64 / 1e3;
+        t(u.ru_utime) + t(u.ru_stime)
     }
 }
 

@@ -104,7 +104,8 @@ named_enum! {
     /// Prefix-scan variants.
     pub enum ScanAlgorithm {
         Auto => "auto",
-        /// CPU backend: two-pass blocked scan (reduce blocks, scan the block sums, rescan).
+        /// CPU backend: blocked scan in rounds of one block per thread (each block scanned from
+        /// zero, then its offset added while it is still in cache).
         CpuBlocked => "cpu-blocked",
         /// CUDA backend: reduce-then-scan over tiles, the block sums scanned recursively.
         ReduceThenScan => "reduce-then-scan",

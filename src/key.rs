@@ -150,6 +150,16 @@ pub trait RadixBits: Copy + Ord + Eq + Send + Sync + Pod + Debug + Default + 'st
     /// Widened to u128 (used by the reference and the tests).
     fn to_u128(self) -> u128;
     fn from_u128(v: u128) -> Self;
+    /// Bitwise OR.
+    #[inline(always)]
+    fn or(self, other: Self) -> Self {
+        Self::from_u128(self.to_u128() | other.to_u128())
+    }
+    /// Bitwise AND (the sorts' bit-range masks, in the image's own width).
+    #[inline(always)]
+    fn and(self, mask: Self) -> Self {
+        Self::from_u128(self.to_u128() & mask.to_u128())
+    }
 }
 
 macro_rules! radix_bits {
@@ -168,6 +178,10 @@ macro_rules! radix_bits {
             fn to_u128(self) -> u128 { self as u128 }
             #[inline(always)]
             fn from_u128(v: u128) -> Self { v as $t }
+            #[inline(always)]
+            fn and(self, mask: Self) -> Self { self & mask }
+            #[inline(always)]
+            fn or(self, other: Self) -> Self { self | other }
         }
     )*};
 }

@@ -11,8 +11,12 @@
 //!   of every radix image. Bits where OR and AND agree are equal in every key, so digits are
 //!   placed only over the bits that vary: passes whose digit is the same for every key are
 //!   skipped for free, and narrow data (small values in wide types) takes fewer passes.
-//! * **Counts for the next pass come from the current scatter**: every element written is
-//!   counted under (destination chunk, next digit), so each pass is one read and one write.
+//! * **Counts for the next pass come from the current scatter** (parallel passes): every
+//!   element written is counted under (destination chunk, next digit), so each pass is one read
+//!   and one write. Inside an MSD bucket ([`sort_bucket`]) one read counts every digit instead,
+//!   and the scatters only move.
+//! * **Buckets with many varying bits** (64-bit keys) sort on their top bits only and then sort
+//!   the runs that tie there, instead of one LSD pass per digit.
 //! * **Software write-combining**: each digit collects elements in a cache-line-sized staging
 //!   buffer that is flushed as one aligned line, so the scatter touches 2^digit_bits lines of L1
 //!   instead of as many open pages (Polychroniou & Ross, "A comprehensive study of main-memory
@@ -316,6 +320,58 @@ pub(crate) unsafe fn survey<E: Elem, S: Source<E>>(
     }
     s
 }
+
+/// The up-front read of one bucket (one chunk of `len`): OR, AND and the counts of every
+/// digit in `guess` (at most [`MULTI_MAX`], each at most 8 bits wide), so that the LSD passes
+/// after it only move elements.
+///
+/// # Safety
+/// `src` is valid for `len` initialised positions.
+pub(crate) unsafe fn survey_multi<E: Elem, S: Source<E>>(
+    src: &S,
+    len: usize,
+    guess: &[Digit],
+) -> (u128, u128, Vec<Counts>) {
+    let mut cnt = [[0u32; 256]; MULTI_MAX];
+    let g = guess.len().min(MULTI_MAX);
+    let d = |k: usize| {
+        guess
+            .get(k)
+            .copied()
+            .unwrap_or(Digit { shift: 0, width: 0 })
+    };
+    let (d0, d1, d2) = (d(0), d(1), d(2));
+    let (mut or, mut and) = (E::B::ZERO, E::B::MAX);
+    // Bucket lengths stay far below 2^32, so u32 counters cannot overflow.
+    for i in 0..len {
+        // SAFETY: `i < len`; digits of at most 8 bits index 256 counters.
+        unsafe {
+            let b = src.get(i).bits();
+            or = or.or(b);
+            and = and.and(b);
+            *cnt[0].get_unchecked_mut(d0.of(b)) += 1;
+            if g > 1 {
+                *cnt[1].get_unchecked_mut(d1.of(b)) += 1;
+            }
+            if g > 2 {
+                *cnt[2].get_unchecked_mut(d2.of(b)) += 1;
+            }
+        }
+    }
+    let counts = (0..g)
+        .map(|k| Counts {
+            digit: guess[k],
+            counts: cnt[k][..guess[k].radix()]
+                .iter()
+                .map(|&c| c as usize)
+                .collect(),
+        })
+        .collect();
+    (or.to_u128(), and.to_u128(), counts)
+}
+
+/// Most digits [`survey_multi`] counts in one read.
+pub(crate) const MULTI_MAX: usize = 3;
 
 /// Counts `digit` per chunk (used when the survey's guess of the first digit was wrong).
 ///
@@ -631,19 +687,45 @@ pub(crate) unsafe fn run<E: Elem, S0: Source<E>, Dn: Sink<E>>(
     digits: &[Digit],
     counts: Counts,
 ) {
+    // SAFETY: forwarded.
+    unsafe { run_counted(first, bufs, last, alias, chunks, digits, vec![counts]) }
+}
+
+/// [`run`] with the counts of the first pass (the others are counted in each scatter) or of
+/// every pass (`counts.len() == digits.len()`; the scatters then only move).
+///
+/// # Safety
+/// As [`run`].
+pub(crate) unsafe fn run_counted<E: Elem, S0: Source<E>, Dn: Sink<E>>(
+    first: &S0,
+    bufs: [&Buf<E>; 2],
+    last: &Dn,
+    alias: [bool; 2],
+    chunks: &Chunks,
+    digits: &[Digit],
+    counts: Vec<Counts>,
+) {
     let n = chunks.starts[chunks.count()];
-    let mut counts = Some(counts);
     let passes = digits.len();
+    let all = counts.len() == passes;
+    let mut counts = counts.into_iter();
+    let mut carried = None;
     for k in 0..passes {
-        let Some(cur) = counts.take() else { return };
-        let next = digits.get(k + 1).copied();
+        let Some(cur) = carried.take().or_else(|| counts.next()) else {
+            return;
+        };
+        let next = if all {
+            None
+        } else {
+            digits.get(k + 1).copied()
+        };
         // The first pass always goes to a buffer: one fewer instantiation of the kernels, and
         // `first` often aliases `last` anyway.
         let to_last = k > 0 && k + 1 == passes && !alias[(k - 1) % 2];
         // SAFETY: forwarded from the caller; source and destination never overlap (a pass
         // writes `last` only when its source does not alias it).
         unsafe {
-            counts = match (k, to_last) {
+            carried = match (k, to_last) {
                 (0, _) => scatter(first, bufs[0], chunks, &cur, next),
                 (_, true) => scatter(bufs[(k - 1) % 2], last, chunks, &cur, next),
                 (_, false) => scatter(bufs[(k - 1) % 2], bufs[k % 2], chunks, &cur, next),
@@ -714,56 +796,195 @@ pub(crate) unsafe fn msd_then_lsd<E: Elem, S0: Source<E>, Dn: Sink<E>>(
     let last = *last;
     // SAFETY: forwarded from the caller; `a` does not overlap `first`.
     unsafe { scatter(first, &a, chunks, &top, None) };
+    let bucket = |d: usize| {
+        let (lo, hi) = (bounds[d], bounds[d + 1]);
+        // SAFETY: buckets are disjoint windows of `a`, `b` and `last`, each owned by this task;
+        // `b` aliases `last` exactly when the caller says so.
+        unsafe {
+            sort_bucket(
+                a.at(lo),
+                b.at(lo),
+                last,
+                lo,
+                [alias0, false],
+                hi - lo,
+                begin,
+                low,
+                width,
+            )
+        };
+    };
+    (0..r).into_par_iter().for_each(bucket);
+}
+
+/// Sorts one bucket of `len` elements in `src` by bits `[begin, low)` (its higher bits are
+/// all equal) into `out` from position `at` on, with `other` as scratch. `alias[0]` says whether `other`, and
+/// `alias[1]` whether `src`, is the very memory `out` writes there.
+///
+/// Few remaining digits (at most [`tuning::BUCKET_LSD_MAX_PASSES`]): one read counts OR, AND
+/// and every digit, then a serial LSD in cache that only moves elements. Many (64-bit keys):
+/// an LSD over the top `log2(len) + BUCKET_TOP_EXTRA_BITS` varying bits only, then one pass
+/// that finds runs tied on those bits (almost all of length 1 for a large uniform bucket) and
+/// sorts each on the rest, recursively. For uniform 64-bit keys that is 3 passes over the
+/// bucket instead of 7 (the idea of voracious' DLSD, made safe for any distribution: ties are
+/// sorted, never left to an unbounded insertion sort).
+///
+/// # Safety
+/// `src`, `other` and `out` (from `at`) are valid for `len` positions and owned by the calling task;
+/// `src` and `other` do not overlap; `src` holds initialised elements.
+#[allow(clippy::too_many_arguments)]
+unsafe fn sort_bucket<E: Elem, D: Sink<E>>(
+    src: Buf<E>,
+    other: Buf<E>,
+    out: D,
+    at: usize,
+    alias: [bool; 2],
+    len: usize,
+    begin: u32,
+    low: u32,
+    width: u32,
+) {
+    if len == 0 {
+        return;
+    }
+    let sink = Offset(out, at);
     let mask = (if low >= 128 {
         u128::MAX
     } else {
         (1u128 << low) - 1
     }) & (u128::MAX << begin);
-    let bucket = |d: usize| {
-        let (lo, hi) = (bounds[d], bounds[d + 1]);
-        let len = hi - lo;
-        if len == 0 {
+    // SAFETY (whole body): forwarded from the caller; windows stay inside `len`.
+    unsafe {
+        if len <= tuning::BUCKET_STD_SORT_MAX {
+            let v = std::slice::from_raw_parts_mut(src.0, len);
+            if low > begin {
+                // Bits at and above `low` are equal in the bucket: masking below `begin` is
+                // enough, in the image's own width.
+                let m = E::B::from_u128(mask);
+                if len <= tuning::INSERTION_SORT_MAX {
+                    insertion_sort(v, m);
+                } else {
+                    v.sort_by_key(|e| e.bits().and(m));
+                }
+            }
+            // Element-wise: `src` may be `sink`'s own memory (then each position is read and
+            // written back by this task alone).
+            copy_serial(&src, &sink, len);
             return;
         }
-        // SAFETY: buckets are disjoint windows of `a`, `b` and `last`, each owned by this task.
-        unsafe {
-            let src = a.at(lo);
-            let other = b.at(lo);
-            let sink = Offset(last, lo);
-            if len <= tuning::BUCKET_STD_SORT_MAX {
-                let v = std::slice::from_raw_parts_mut(src.0, len);
-                if low > begin {
-                    v.sort_by_key(|e| (e.bits().to_u128() & mask) >> begin);
+        if low <= begin {
+            copy_serial(&src, &sink, len);
+            return;
+        }
+        let one = Chunks::new(len, 1);
+        // Guess that every bit varies and count all of those digits in the one read.
+        let mut guess = plan(mask, low, width, true);
+        if guess.len() > MULTI_MAX || width > 8 {
+            guess.truncate(1);
+            guess[0].width = guess[0].width.min(8);
+        }
+        let (or, and, mut first) = survey_multi(&src, len, &guess);
+        let varying = (or ^ and) & mask;
+        let digits = plan(varying, low, width, true);
+        let Some(&d0) = digits.first() else {
+            copy_serial(&src, &sink, len);
+            return;
+        };
+        if digits.len() > tuning::BUCKET_LSD_MAX_PASSES {
+            let h = 128 - varying.leading_zeros();
+            let lg = usize::BITS - (len - 1).leading_zeros();
+            let t = h
+                .saturating_sub(lg + tuning::BUCKET_TOP_EXTRA_BITS)
+                .max(d0.shift);
+            let top_mask = u128::MAX << t;
+            let td = plan(varying & top_mask, low, width, true);
+            if td.len() >= 2 {
+                let counts = count(&src, &one, td[0]);
+                // The ping-pong ends in `other` after an odd number of passes, else in `src`.
+                let (res, spare) = if td.len() % 2 == 1 {
+                    (other, src)
+                } else {
+                    (src, other)
+                };
+                let res_alias = if td.len() % 2 == 1 {
+                    [true, false]
+                } else {
+                    [false, true]
+                };
+                run(&src, [&other, &src], &res, res_alias, &one, &td, counts);
+                // Keys are now ordered by bits [t, low); runs that tie there are sorted on
+                // [begin, t) (for a large uniform bucket almost every run is one element).
+                let mt = E::B::from_u128(mask & top_mask);
+                let mut i = 0usize;
+                while i < len {
+                    let k = res.get(i).bits().and(mt);
+                    let mut j = i + 1;
+                    while j < len && res.get(j).bits().and(mt) == k {
+                        j += 1;
+                    }
+                    if j - i == 1 {
+                        sink.put(i, res.get(i));
+                    } else {
+                        let (ra, sa) = if td.len() % 2 == 1 {
+                            (alias[0], alias[1])
+                        } else {
+                            (alias[1], alias[0])
+                        };
+                        sort_bucket(
+                            res.at(i),
+                            spare.at(i),
+                            out,
+                            at + i,
+                            [sa, ra],
+                            j - i,
+                            begin,
+                            t,
+                            width,
+                        );
+                    }
+                    i = j;
                 }
-                sink.put_run(0, v);
                 return;
             }
-            let one = Chunks::new(len, 1);
-            let guess = Digit {
-                shift: begin,
-                width: width.min(low - begin),
-            };
-            let sv = survey(&src, None, &one, guess);
-            let digits = plan((sv.or ^ sv.and) & mask, low, width, true);
-            let Some(&d0) = digits.first() else {
-                copy(&src, &sink, len);
-                return;
-            };
-            let counts = if d0 == guess {
-                sv.first
-            } else {
-                count(&src, &one, d0)
-            };
-            run(
-                &src,
-                [&other, &src],
-                &sink,
-                [alias0, false],
-                &one,
-                &digits,
-                counts,
-            );
         }
-    };
-    (0..r).into_par_iter().for_each(bucket);
+        if digits == guess {
+            run_counted(&src, [&other, &src], &sink, alias, &one, &digits, first);
+            return;
+        }
+        let counts = if d0 == guess[0] {
+            first.swap_remove(0)
+        } else {
+            count(&src, &one, d0)
+        };
+        run(&src, [&other, &src], &sink, alias, &one, &digits, counts);
+    }
+}
+
+/// Stable insertion sort by `bits() & m` (leaves of a few dozen elements).
+fn insertion_sort<E: Elem>(v: &mut [E], m: E::B) {
+    for i in 1..v.len() {
+        // SAFETY: `j - 1 < j <= i < v.len()` throughout.
+        unsafe {
+            let x = *v.get_unchecked(i);
+            let k = x.bits().and(m);
+            let mut j = i;
+            while j > 0 && v.get_unchecked(j - 1).bits().and(m) > k {
+                *v.get_unchecked_mut(j) = *v.get_unchecked(j - 1);
+                j -= 1;
+            }
+            *v.get_unchecked_mut(j) = x;
+        }
+    }
+}
+
+/// Serial element-wise copy (a bucket's window; `src` may be `dst`'s own memory).
+///
+/// # Safety
+/// `src` and `dst` are valid for `n` positions; if they share memory, position `i` of one is
+/// position `i` of the other.
+unsafe fn copy_serial<E: Elem, S: Source<E>, D: Sink<E>>(src: &S, dst: &D, n: usize) {
+    for i in 0..n {
+        // SAFETY: forwarded from the caller; position `i` is read before it is written.
+        unsafe { dst.put(i, src.get(i)) };
+    }
 }

@@ -257,6 +257,36 @@ fn msd_buckets() {
     );
 }
 
+/// Buckets whose remaining bits need more than `BUCKET_LSD_MAX_PASSES` digits take the top
+/// sort and the tie fix-up: uniform 64- and 128-bit keys (ties of one element), and keys whose
+/// bits between the low 24 and the MSD digit take four 16-bit values, so that the top sort
+/// leaves ties of ~256 elements that are sorted recursively (small sorts and, above
+/// `BUCKET_STD_SORT_MAX`, the counted in-bucket LSD on their low 24 bits).
+#[test]
+fn bucket_top_sort_and_ties() {
+    let n = (1 << 18) + 5;
+    let mut r = Rng(77);
+    let few: Vec<u64> = (0..4).map(|_| r.next() & 0xffff).collect();
+    let tied: Vec<u64> = (0..n)
+        .map(|_| (r.next() << 56) | (few[(r.next() % 4) as usize] << 40) | (r.next() & 0xff_ffff))
+        .collect();
+    for opts in all_orders() {
+        check(&tied, &opts, "tied");
+        let signed: Vec<i64> = tied.iter().map(|&x| x as i64).collect();
+        check(&signed, &opts, "tied");
+        check(&gen::<u64>(n, Dist::Uniform, 31), &opts, "top sort");
+        check(&gen::<f64>(n, Dist::LowEntropy, 32), &opts, "top sort");
+        check(&gen::<u128>(n, Dist::Uniform, 33), &opts, "top sort");
+    }
+    // Ties that straddle the in-bucket thresholds: 8 high values and a 10-bit low part.
+    let fewer: Vec<u64> = (0..8).map(|_| r.next() & 0xffff).collect();
+    let k: Vec<u64> = (0..n)
+        .map(|_| (r.next() << 50) | (fewer[(r.next() % 8) as usize] << 30) | (r.next() & 0x3ff))
+        .collect();
+    check(&k, &SortOptions::new(), "tied 10");
+    check(&k, &SortOptions::new().bits(0, 60), "tied 10 range");
+}
+
 /// Chunk boundaries with thread counts that do not divide the length.
 #[test]
 fn odd_thread_counts() {
@@ -371,6 +401,12 @@ fn histograms_match_reference() {
         4,
         5,
         1000,
+        15,
+        16,
+        17,
+        31,
+        33,
+        tuning::HIST_CHUNK - 1,
         tuning::HIST_CHUNK + 3,
         3 * tuning::HIST_CHUNK + 17,
     ] {
@@ -412,8 +448,12 @@ fn scans_match_reference() {
         1,
         2,
         tuning::SCAN_BLOCK - 1,
+        tuning::SCAN_BLOCK,
         tuning::SCAN_BLOCK + 1,
+        2 * tuning::SCAN_BLOCK,
+        2 * tuning::SCAN_BLOCK + 1,
         3 * tuning::SCAN_BLOCK + 5,
+        5 * tuning::SCAN_BLOCK - 1,
     ] {
         let data: Vec<u64> = (0..n).map(|_| r.next()).collect();
         for kind in [ScanKind::Inclusive, ScanKind::Exclusive] {

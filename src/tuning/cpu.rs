@@ -25,6 +25,18 @@ pub const fn msd_digit_bits(n: usize, elem_bytes: usize) -> u32 {
 }
 /// Buckets up to this length take std's stable sort (insertion and merge sorts in cache).
 pub const BUCKET_STD_SORT_MAX: usize = 256;
+/// Buckets up to this length take an insertion sort (std's stable sort above it).
+pub const INSERTION_SORT_MAX: usize = 32;
+/// A bucket whose remaining varying bits need more LSD passes than this sorts on its top bits
+/// and then fixes ties (see `cpu::radix::sort_bucket`). 3: u32 buckets keep the plain LSD,
+/// u64 buckets (7 passes) take the top sort, 1.3-1.45x rdst in CPU time at u64 2^24 vs
+/// 0.9x for a plain 7-pass LSD and 0.92x for an 11-bit MSD step plus insertion sorts
+/// (bench/NOTES.md 2026-11-30 v2).
+pub const BUCKET_LSD_MAX_PASSES: usize = 3;
+/// Bits beyond log2(bucket length) that the in-bucket top sort orders by before the tie
+/// fix-up: ties then have ~2^-7 elements on average. 4, 7 and 10 measured within noise of
+/// each other (u64 2^24); 7 with 8-bit digits is 3 passes for buckets of 2^15.
+pub const BUCKET_TOP_EXTRA_BITS: u32 = 7;
 
 /// Bytes per cache line: the write-combining staging unit.
 pub const CACHE_LINE: usize = 64;
@@ -51,3 +63,8 @@ pub const PAIR_MAX_VALUE: usize = 16;
 pub const HIST_CHUNK: usize = 1 << 18;
 /// Elements per block of the two-pass scan.
 pub const SCAN_BLOCK: usize = 1 << 16;
+
+/// Huge page size for scratch buffers (Linux transparent huge pages, `madvise` mode).
+pub const HUGE_PAGE: usize = 2 << 20;
+/// Scratch buffers from this size on are 2 MiB aligned and advised as huge pages.
+pub const HUGE_PAGE_MIN: usize = 4 << 20;
