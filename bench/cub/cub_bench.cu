@@ -9,8 +9,9 @@
 //         | histogram-even-u8 N DISTINCT | histogram-even-u16 N | multi-histogram-rgba PIXELS
 //         | exclusive-sum T N | inclusive-sum T N | copy BYTES
 //   T: u32, u64 or f32 (sort-pairs: u32 keys with u32 values)
-//   Scan inputs: u32 below 2^16, u64 full-width (the sums wrap), f32 small integers in [-8, 8)
-//   (every partial sum exact, so every element is compared exactly).
+//   Scan inputs: u32 below 2^16, u64 full-width (the sums wrap), f32 small integers in [-8, 8]
+//   (mean zero: every partial sum stays far below 2^24 and is exact in any order, so every
+//   element is compared exactly).
 //
 // Build: nvcc -O3 -std=c++17 -arch=sm_90 -o cub_bench cub_bench.cu
 
@@ -93,7 +94,7 @@ __global__ void fill_scan(T* out, size_t n, uint64_t seed) {
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
     uint64_t h = mix64(i ^ (seed << 1));
     if (sizeof(T) == 8) out[i] = (T)h;
-    else if ((T)0.5 != (T)0) out[i] = (T)((int)(h & 15) - 8);
+    else if ((T)0.5 != (T)0) out[i] = (T)((int)(h % 17) - 8);
     else out[i] = (T)(h & 0xffffu);
   }
 }

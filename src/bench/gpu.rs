@@ -921,7 +921,10 @@ pub(crate) fn scan_case(
         }
         ScanType::U64 => scan_case_typed(run, b, &bits, ty, kind, a, m),
         ScanType::F32 => {
-            let host: Vec<f32> = bits.iter().map(|&x| (x & 15) as f32 - 8.0).collect();
+            // Integers in [-8, 8], mean zero: partial sums stay far below 2^24, so they are
+            // exact in any order of addition and the check can compare every element exactly.
+            // (A mean of -0.5 drifted past 2^24 by element 2^25 and failed on the H200.)
+            let host: Vec<f32> = bits.iter().map(|&x| (x % 17) as f32 - 8.0).collect();
             scan_case_typed(run, b, &host, ty, kind, a, m)
         }
     }
