@@ -873,7 +873,8 @@ pub(crate) enum ScanType {
     U32,
     /// Full-width u64 (the sums wrap).
     U64,
-    /// f32 integers in [-8, 8): every partial sum of up to ~2^28 of them is exact w.h.p.
+    /// f32 integers in [-8, 8] with mean zero: every partial sum of up to ~2^28 of them is
+    /// exact w.h.p.
     F32,
 }
 
