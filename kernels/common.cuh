@@ -79,6 +79,50 @@ __device__ __forceinline__ u32 warp_peers(u32 d) {
 #endif
 }
 
+// Warp-level multisplit ranking, shared by the onesweep and single-block sorts. `wh` is this
+// warp's row of BITS-digit counters in shared memory, zeroed. For each of the N rounds (key j of
+// every lane), the highest lane of a digit's peers adds the round's count to the counter with
+// one shared atomic and broadcasts the old value: pos[j] is the key's rank among the warp's keys
+// of its digit, in input order. Rounds do not wait on each other: the counter is only touched
+// by atomics, which a warp issues in order.
+template <int BITS, int N, typename K>
+__device__ __forceinline__ void warp_rank(const K (&k)[N], u32 (&pos)[N], u32 *wh, u32 shift,
+                                          u32 mask) {
+    const u32 lane = lane_id();
+    const u32 lt = (1u << lane) - 1;
+#pragma unroll
+    for (int j = 0; j < N; j++) {
+        u32 d = (u32)(k[j] >> shift) & mask;
+        u32 peers = warp_peers<BITS>(d);
+        u32 leader = 31 - __clz(peers);
+        u32 old = 0;
+        if (lane == leader) old = atomicAdd(&wh[d], (u32)__popc(peers));
+        old = __shfl_sync(FULL_MASK, old, leader);
+        pos[j] = old + __popc(peers & lt);
+    }
+}
+
+// For the digit `d` (one thread per digit): the sum of the warps' counters hist[w * stride + d].
+template <int WARPS>
+__device__ __forceinline__ u32 digit_total(const u32 *hist, u32 stride, u32 d) {
+    u32 count = 0;
+#pragma unroll
+    for (int w = 0; w < WARPS; w++) count += hist[w * stride + d];
+    return count;
+}
+
+// For the digit `d`: replaces each warp's count by its first position, from `start` on.
+template <int WARPS>
+__device__ __forceinline__ void warp_starts(u32 *hist, u32 stride, u32 d, u32 start) {
+    u32 run = start;
+#pragma unroll
+    for (int w = 0; w < WARPS; w++) {
+        u32 c = hist[w * stride + d];
+        hist[w * stride + d] = run;
+        run += c;
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Keys. KEY_BITS is the key width, KEY_KIND 0 = unsigned, 1 = signed, 2 = float. The radix
 // image is an unsigned integer whose order is the key's order (src/key.rs has the same maps and

@@ -51,7 +51,6 @@ block_sort(const key_t *keys_in, key_t *keys_out, const value_t *vals_in, value_
     const u32 tid = threadIdx.x;
     const u32 lane = lane_id();
     const u32 warp = warp_id();
-    const u32 lt = (1u << lane) - 1;
     (void)iota;
     (void)vals_in;
     (void)vals_out;
@@ -81,35 +80,14 @@ block_sort(const key_t *keys_in, key_t *keys_out, const value_t *vals_in, value_
 
         // Rank among the warp's keys of the same digit.
         u32 pos[ITEMS];
-#pragma unroll
-        for (int j = 0; j < ITEMS; j++) {
-            u32 d = digit_of(k[j], shift, mask);
-            u32 peers = warp_peers<RADIX_BITS>(d);
-            u32 leader = 31 - __clz(peers);
-            u32 old = 0;
-            if (lane == leader) old = atomicAdd(&st.warp_hist[warp][d], (u32)__popc(peers));
-            old = __shfl_sync(FULL_MASK, old, leader);
-            pos[j] = old + __popc(peers & lt);
-        }
+        warp_rank<RADIX_BITS>(k, pos, st.warp_hist[warp], shift, mask);
         __syncthreads();
 
         // Digit starts, then each warp's first position per digit.
-        u32 count = 0;
-        if (tid < RADIX) {
-#pragma unroll
-            for (int w = 0; w < NUM_WARPS; w++) count += st.warp_hist[w][tid];
-        }
+        u32 count = tid < RADIX ? digit_total<NUM_WARPS>(&st.warp_hist[0][0], RADIX, tid) : 0;
         u32 total;
         u32 start = block_exclusive_scan(count, st.ws, total);
-        if (tid < RADIX) {
-            u32 run = start;
-#pragma unroll
-            for (int w = 0; w < NUM_WARPS; w++) {
-                u32 c = st.warp_hist[w][tid];
-                st.warp_hist[w][tid] = run;
-                run += c;
-            }
-        }
+        if (tid < RADIX) warp_starts<NUM_WARPS>(&st.warp_hist[0][0], RADIX, tid, start);
         __syncthreads();
 
         // Stage in digit order, read back in the warp-striped layout.

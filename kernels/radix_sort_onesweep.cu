@@ -217,24 +217,13 @@ __device__ __forceinline__ void onesweep_tile(TileStorage &st, const u32 tile,
 
     // 2. Rank within the warp.
     u32 pos[ITEMS];
-    const u32 lt = (1u << lane) - 1;
-#pragma unroll
-    for (int j = 0; j < ITEMS; j++) {
-        u32 d = digit_of(k[j], shift, mask);
-        u32 peers = warp_peers<RADIX_BITS>(d);
-        u32 leader = 31 - __clz(peers);
-        u32 old = 0;
-        if (lane == leader) old = atomicAdd(&st.warp_hist[warp][d], (u32)__popc(peers));
-        old = __shfl_sync(FULL_MASK, old, leader);
-        pos[j] = old + __popc(peers & lt);
-    }
+    warp_rank<RADIX_BITS>(k, pos, st.warp_hist[warp], shift, mask);
     __syncthreads();
 
     // 3. Per digit: the tile's count (published at once), each warp's first position.
     u32 count = 0;
     if (tid < RADIX) {
-#pragma unroll
-        for (int w = 0; w < NUM_WARPS; w++) count += st.warp_hist[w][tid];
+        count = digit_total<NUM_WARPS>(&st.warp_hist[0][0], RADIX, tid);
         if (tid <= mask) {
             // The padding is all ones: it is counted under the largest digit.
             u32 real = tid == mask ? count - (TILE - valid) : count;
@@ -244,15 +233,7 @@ __device__ __forceinline__ void onesweep_tile(TileStorage &st, const u32 tile,
     }
     u32 total;
     u32 start = block_exclusive_scan(count, st.ws, total);
-    if (tid < RADIX) {
-        u32 run = start;
-#pragma unroll
-        for (int w = 0; w < NUM_WARPS; w++) {
-            u32 c = st.warp_hist[w][tid];
-            st.warp_hist[w][tid] = run;
-            run += c;
-        }
-    }
+    if (tid < RADIX) warp_starts<NUM_WARPS>(&st.warp_hist[0][0], RADIX, tid, start);
     __syncthreads();
 
     // 4. Stage the tile sorted by digit.
