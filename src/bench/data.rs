@@ -16,6 +16,8 @@ pub enum HistInput {
     Uniform,
     /// Uniform over `d` distinct random byte values (CUDA Handbook Table 16-3).
     Distinct(u32),
+    /// The reduced-entropy presets of the sorting literature: the AND of k uniform bytes.
+    Entropy(gen::EntropyPreset),
 }
 
 impl HistInput {
@@ -24,14 +26,19 @@ impl HistInput {
             HistInput::Active8 => "bins-0-7".into(),
             HistInput::Uniform => "uniform".into(),
             HistInput::Distinct(d) => format!("distinct-{d}"),
+            HistInput::Entropy(p) => format!("entropy-{}", p.name()),
         }
     }
 }
 
 /// `n` bytes of `kind`, a pure function of `(kind, n, seed)`.
 pub fn hist_bytes(kind: HistInput, n: usize, seed: u64) -> Vec<u8> {
+    if let HistInput::Entropy(p) = kind {
+        return gen::generate(&Distribution::Entropy(p), n, seed);
+    }
     let mut v: Vec<u8> = gen::generate(&Distribution::Uniform, n, seed);
     let table: Vec<u8> = match kind {
+        HistInput::Entropy(_) => unreachable!("returned above"),
         HistInput::Uniform => return v,
         HistInput::Active8 => (0..=255u8).map(|b| b & 7).collect(),
         HistInput::Distinct(d) => {
@@ -180,6 +187,18 @@ mod tests {
             hist_bytes(HistInput::Uniform, 1000, 3),
             hist_bytes(HistInput::Uniform, 1000, 3)
         );
+        // Entropy presets: each bit is set with probability 2^-k (k ANDed bytes), none for 0.
+        for &p in gen::EntropyPreset::ALL {
+            let v = hist_bytes(HistInput::Entropy(p), 1 << 16, 5);
+            let ones: u64 = v.iter().map(|b| b.count_ones() as u64).sum();
+            let per_bit = ones as f64 / (8.0 * v.len() as f64);
+            let want = p.words().map_or(0.0, |k| 0.5f64.powi(k as i32));
+            assert!(
+                (per_bit - want).abs() < 0.01,
+                "{}: {per_bit} vs {want}",
+                p.name()
+            );
+        }
     }
 
     #[test]

@@ -310,21 +310,28 @@ fn contention(run: &mut Run, b: &CudaBackend) -> Result<()> {
     let n = hist_n(run, 64 << 20, 16 << 20);
     let m = run.cfg.method(true);
     let variants = hist_variants();
-    let mut header = vec!["distinct".to_string()];
+    let mut header = vec!["input".to_string()];
     header.extend(variants.iter().map(|v| v.name().to_string()));
     let mut t = Table::new(&header);
     let h = b.zeroed_counts(256)?;
-    for d in (0..=8).map(|k| 1u32 << k) {
-        let input = HistInput::Distinct(d);
+    // 1, 2, 4, ..., 256 distinct values (Table 16-3), then the reduced-entropy presets.
+    let inputs = (0..=8).map(|k| HistInput::Distinct(1u32 << k)).chain(
+        crate::gen::EntropyPreset::ALL
+            .iter()
+            .map(|&p| HistInput::Entropy(p)),
+    );
+    for input in inputs {
+        let name = input.name();
         let host = data::hist_bytes(input, n, run.cfg.seed);
         let want = reference::histogram_u8(&host);
+        let distinct = want.iter().filter(|&&c| c > 0).count();
         let copies = Copies::upload(b, &host, Copies::count_for(b, n))?;
-        let mut row = vec![d.to_string()];
+        let mut row = vec![name.clone()];
         for v in &variants {
-            run.step(format!("contention distinct-{d} {v}"));
+            run.step(format!("contention {name} {v}"));
             let check = |what: &str| -> Result<()> {
                 data::check_equal(
-                    &format!("histogram {v} distinct-{d} ({what})"),
+                    &format!("histogram {v} {name} ({what})"),
                     &download_counts(b, &h)?,
                     &want,
                 )
@@ -346,12 +353,12 @@ fn contention(run: &mut Run, b: &CudaBackend) -> Result<()> {
                 "histosort",
                 "u8",
                 n as u64,
-                &input.name(),
+                &name,
                 samples,
                 n as f64,
                 "Gsamples/s",
             )?
-            .with("distinct", d)
+            .with("distinct", distinct)
             .with("input_copies", copies.count())
             .with("checked", "precheck and last sample, every bin");
             row.push(table::num(r.throughput));
@@ -360,7 +367,8 @@ fn contention(run: &mut Run, b: &CudaBackend) -> Result<()> {
         t.row(row);
     }
     run.say(&format!(
-        "Contention sweep (CUDA Handbook Table 16-3): {} of u8, Gsamples/s at the median.\n{}",
+        "Contention sweep (CUDA Handbook Table 16-3, then the reduced-entropy presets): {} of \
+         u8, Gsamples/s at the median.\n{}",
         table::bytes(n as u64),
         t.render()
     ));
