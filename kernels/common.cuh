@@ -172,6 +172,16 @@ __device__ __forceinline__ key_t from_radix(key_t b) {
 #endif
 }
 
+// The key a sort orders by: the radix image, complemented for descending order (a stable
+// ascending sort of complements is the stable descending sort). `key_out` inverts `key_in`.
+__device__ __forceinline__ key_t key_in(key_t k, u32 desc) {
+    key_t r = to_radix(k);
+    return desc ? (key_t)~r : r;
+}
+__device__ __forceinline__ key_t key_out(key_t r, u32 desc) {
+    return from_radix(desc ? (key_t)~r : r);
+}
+
 __device__ __forceinline__ u32 digit_of(key_t k, u32 shift, u32 mask) {
     return (u32)(k >> shift) & mask;
 }

@@ -4,16 +4,14 @@
 extern "C" __global__ void __launch_bounds__(THREADS)
 keys_to_radix(const key_t *__restrict__ in, key_t *__restrict__ out, u64 n, u32 descending) {
     for (u64 i = (u64)blockIdx.x * THREADS + threadIdx.x; i < n; i += (u64)gridDim.x * THREADS) {
-        key_t r = to_radix(in[i]);
-        out[i] = descending ? (key_t)~r : r;
+        out[i] = key_in(in[i], descending);
     }
 }
 
 extern "C" __global__ void __launch_bounds__(THREADS)
 radix_to_keys(const key_t *__restrict__ in, key_t *__restrict__ out, u64 n, u32 descending) {
     for (u64 i = (u64)blockIdx.x * THREADS + threadIdx.x; i < n; i += (u64)gridDim.x * THREADS) {
-        key_t r = in[i];
-        out[i] = from_radix(descending ? (key_t)~r : r);
+        out[i] = key_out(in[i], descending);
     }
 }
 

@@ -34,13 +34,6 @@ struct BlockSortStorage {
     u32 ws[NUM_WARPS];
 };
 
-__device__ __forceinline__ key_t bs_transform_in(key_t k, u32 desc) {
-    key_t r = to_radix(k);
-    return desc ? (key_t)~r : r;
-}
-__device__ __forceinline__ key_t bs_transform_out(key_t r, u32 desc) {
-    return from_radix(desc ? (key_t)~r : r);
-}
 
 // Sorts keys_in[0..n) (n <= TILE) into keys_out, values along; in place is allowed (every
 // input is read before the first write).
@@ -62,7 +55,7 @@ block_sort(const key_t *keys_in, key_t *keys_out, const value_t *vals_in, value_
 #pragma unroll
     for (int j = 0; j < ITEMS; j++) {
         u32 p = warp * WARP_ITEMS + j * WARP_THREADS + lane;
-        k[j] = p < n ? bs_transform_in(keys_in[p], desc) : KEY_ALL_ONES;
+        k[j] = p < n ? key_in(keys_in[p], desc) : KEY_ALL_ONES;
 #if HAS_VALUES
 #if VALUE_BYTES == 4 || VALUE_BYTES == 8
         // argsort: the value is the key's input index.
@@ -115,7 +108,7 @@ block_sort(const key_t *keys_in, key_t *keys_out, const value_t *vals_in, value_
     for (int j = 0; j < ITEMS; j++) {
         u32 p = warp * WARP_ITEMS + j * WARP_THREADS + lane;
         if (p < n) {
-            keys_out[p] = bs_transform_out(k[j], desc);
+            keys_out[p] = key_out(k[j], desc);
 #if HAS_VALUES
             vals_out[p] = v[j];
 #endif

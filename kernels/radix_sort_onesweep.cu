@@ -49,13 +49,6 @@ typedef u32 status_t;
 #error "STATUS_BITS must be 32 or 64"
 #endif
 
-__device__ __forceinline__ key_t transform_in(key_t k, u32 desc) {
-    key_t r = to_radix(k);
-    return desc ? (key_t)~r : r;
-}
-__device__ __forceinline__ key_t transform_out(key_t r, u32 desc) {
-    return from_radix(desc ? (key_t)~r : r);
-}
 
 __device__ __forceinline__ status_t load_status(const status_t *p) {
     return *(volatile const status_t *)p;
@@ -94,7 +87,7 @@ onesweep_histogram(const key_t *__restrict__ keys, u64 n, u32 *__restrict__ hist
         for (int u = 0; u < HIST_UNROLL; u++) k[u] = keys[i + u * stride];
 #pragma unroll
         for (int u = 0; u < HIST_UNROLL; u++) {
-            key_t x = transform ? transform_in(k[u], desc) : k[u];
+            key_t x = transform ? key_in(k[u], desc) : k[u];
             for (u32 p = 0; p < passes; p++) {
                 u32 shift = begin_bit + p * RADIX_BITS;
                 u32 w = min((u32)RADIX_BITS, end_bit - shift);
@@ -103,7 +96,7 @@ onesweep_histogram(const key_t *__restrict__ keys, u64 n, u32 *__restrict__ hist
         }
     }
     for (; i < n; i += stride) {
-        key_t x = transform ? transform_in(keys[i], desc) : keys[i];
+        key_t x = transform ? key_in(keys[i], desc) : keys[i];
         for (u32 p = 0; p < passes; p++) {
             u32 shift = begin_bit + p * RADIX_BITS;
             u32 w = min((u32)RADIX_BITS, end_bit - shift);
@@ -202,7 +195,7 @@ __device__ __forceinline__ void onesweep_tile(TileStorage &st, const u32 tile,
 #pragma unroll
         for (int j = 0; j < ITEMS; j++) {
             key_t x = load<COHERENT>(src + j * WARP_THREADS);
-            k[j] = first ? transform_in(x, desc) : x;
+            k[j] = first ? key_in(x, desc) : x;
         }
     } else {
         // The padding is the all-ones image, which ranks after every real key.
@@ -210,7 +203,7 @@ __device__ __forceinline__ void onesweep_tile(TileStorage &st, const u32 tile,
         for (int j = 0; j < ITEMS; j++) {
             u32 p = warp * WARP_ITEMS + j * WARP_THREADS + lane;
             key_t x = p < valid ? load<COHERENT>(src + j * WARP_THREADS) : KEY_ALL_ONES;
-            k[j] = first && p < valid ? transform_in(x, desc) : x;
+            k[j] = first && p < valid ? key_in(x, desc) : x;
         }
     }
     __syncwarp();
@@ -303,7 +296,7 @@ __device__ __forceinline__ void onesweep_tile(TileStorage &st, const u32 tile,
             u32 p = j * THREADS + tid;
             key_t x = st.keys[p];
             u32 dst = st.out_base[digit_of(x, shift, mask)] + p;
-            keys_out[dst] = last ? transform_out(x, desc) : x;
+            keys_out[dst] = last ? key_out(x, desc) : x;
         }
     } else {
 #pragma unroll
@@ -312,7 +305,7 @@ __device__ __forceinline__ void onesweep_tile(TileStorage &st, const u32 tile,
             if (p < valid) {
                 key_t x = st.keys[p];
                 u32 dst = st.out_base[digit_of(x, shift, mask)] + p;
-                keys_out[dst] = last ? transform_out(x, desc) : x;
+                keys_out[dst] = last ? key_out(x, desc) : x;
             }
         }
     }
@@ -392,7 +385,7 @@ onesweep_fused(const key_t *keys_in, key_t *keys_out, const value_t *vals_in, va
         for (u32 i = threadIdx.x; i < passes * RADIX; i += THREADS) sh[i] = 0;
         __syncthreads();
         for (u32 i = threadIdx.x; i < valid; i += THREADS) {
-            key_t k = transform_in(keys_in[base + i], desc);
+            key_t k = key_in(keys_in[base + i], desc);
             for (u32 p = 0; p < passes; p++) {
                 u32 shift = begin_bit + p * RADIX_BITS;
                 u32 w = min((u32)RADIX_BITS, end_bit - shift);
