@@ -28,7 +28,7 @@
 #ifndef LOOKBACK
 #error "LOOKBACK (status words read per look-back step) must be defined"
 #endif
-static_assert(LOOKBACK >= 1 && LOOKBACK <= 32, "LOOKBACK is 1 to 32 words per step");
+static_assert(LOOKBACK >= 1 && LOOKBACK <= 16, "LOOKBACK is 1 to 16 words per step");
 #define RADIX (1 << RADIX_BITS)
 #define TILE (THREADS * ITEMS)
 #define WARP_ITEMS (WARP_THREADS * ITEMS)
@@ -109,6 +109,106 @@ onesweep_histogram(const key_t *__restrict__ keys, u64 n, u32 *__restrict__ hist
 #pragma unroll
         for (int q = 0; q < HIST_PARTS; q++) c += (&s_hist[q][0][0])[i];
         if (c) atomicAdd(&hist[i], c);
+    }
+}
+
+// The same histograms with lane-private counters (as the byte histogram's `hist_lane_private`):
+// the counter of (pass p, digit d) for lane l sits at s[(p * RADIX + d) * 32 + l], so a warp's
+// 32 atomics always fall in 32 different banks whatever the digits (the kernel above pays ~3.5
+// conflicts per atomic on uniform keys). That table is 32 KiB per pass: one launch counts up to
+// LANES_PASSES passes, starting at pass `pass0`, in one block of LANES_THREADS per SM. Keys are
+// read 16 bytes at a time from the first 16-byte boundary; the keys before it and the tail
+// after the last whole vector are counted one by one by block 0.
+#if !defined(LANES_THREADS) || !defined(LANES_PASSES)
+#error "LANES_THREADS and LANES_PASSES (the lane-private digit histogram's shape) must be defined"
+#endif
+static_assert(LANES_PASSES == 4, "count_lanes dispatches 1 to 4 passes");
+#define LANES_VEC (sizeof(key_t) >= 16 ? 1 : 16 / sizeof(key_t))
+union KeyVec {
+    uint4 v[(sizeof(key_t) + 15) / 16];
+    key_t k[LANES_VEC];
+};
+
+template <int NP>
+__device__ __forceinline__ void count_key_lanes(u32 *col, key_t k, const u32 (&shift)[LANES_PASSES],
+                                                const u32 (&mask)[LANES_PASSES], u32 desc,
+                                                u32 transform) {
+    const key_t x = transform ? key_in(k, desc) : k;
+#pragma unroll
+    for (int p = 0; p < NP; p++)
+        atomicAdd(&col[(p * RADIX + digit_of(x, shift[p], mask[p])) * WARP_THREADS], 1u);
+}
+
+// The counting loop for NP passes (a compile-time count, so the loop has no per-pass tests).
+template <int NP>
+__device__ __forceinline__ void count_lanes(u32 *col, const key_t *keys, u64 n,
+                                            const u32 (&shift)[LANES_PASSES],
+                                            const u32 (&mask)[LANES_PASSES], u32 desc,
+                                            u32 transform) {
+    const u64 addr = (u64)keys;
+    const u64 head = min(n, (u64)(((16 - addr % 16) % 16) / sizeof(key_t)));
+    const KeyVec *vec = (const KeyVec *)(keys + head);
+    const u64 nvec = (n - head) / LANES_VEC;
+    const u64 stride = (u64)gridDim.x * LANES_THREADS;
+    u64 i = (u64)blockIdx.x * LANES_THREADS + threadIdx.x;
+    for (; i + stride < nvec; i += 2 * stride) {
+        KeyVec a = vec[i];
+        KeyVec b = vec[i + stride];
+#pragma unroll
+        for (int j = 0; j < (int)LANES_VEC; j++)
+            count_key_lanes<NP>(col, a.k[j], shift, mask, desc, transform);
+#pragma unroll
+        for (int j = 0; j < (int)LANES_VEC; j++)
+            count_key_lanes<NP>(col, b.k[j], shift, mask, desc, transform);
+    }
+    if (i < nvec) {
+        KeyVec a = vec[i];
+#pragma unroll
+        for (int j = 0; j < (int)LANES_VEC; j++)
+            count_key_lanes<NP>(col, a.k[j], shift, mask, desc, transform);
+    }
+    if (blockIdx.x == 0) {
+        // At most LANES_VEC - 1 keys on each side.
+        const u64 tail = head + nvec * LANES_VEC;
+        if (threadIdx.x < head)
+            count_key_lanes<NP>(col, keys[threadIdx.x], shift, mask, desc, transform);
+        else if (threadIdx.x >= WARP_THREADS && tail + (threadIdx.x - WARP_THREADS) < n)
+            count_key_lanes<NP>(col, keys[tail + threadIdx.x - WARP_THREADS], shift, mask, desc,
+                                transform);
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(LANES_THREADS, 1)
+onesweep_histogram_lanes(const key_t *__restrict__ keys, u64 n, u32 *__restrict__ hist,
+                         u32 begin_bit, u32 end_bit, u32 pass0, u32 npasses, u32 desc,
+                         u32 transform) {
+    extern __shared__ u32 s_lanes[];
+    const u32 words = npasses * RADIX * WARP_THREADS;
+    for (u32 i = threadIdx.x; i < words; i += LANES_THREADS) s_lanes[i] = 0;
+    __syncthreads();
+    u32 shift[LANES_PASSES], mask[LANES_PASSES];
+#pragma unroll
+    for (int p = 0; p < LANES_PASSES; p++) {
+        shift[p] = begin_bit + (pass0 + p) * RADIX_BITS;
+        u32 w = p < npasses ? min((u32)RADIX_BITS, end_bit - shift[p]) : 0;
+        mask[p] = (1u << w) - 1;
+    }
+    u32 *col = s_lanes + lane_id();
+    switch (npasses) {
+    case 1: count_lanes<1>(col, keys, n, shift, mask, desc, transform); break;
+    case 2: count_lanes<2>(col, keys, n, shift, mask, desc, transform); break;
+    case 3: count_lanes<3>(col, keys, n, shift, mask, desc, transform); break;
+    default: count_lanes<4>(col, keys, n, shift, mask, desc, transform); break;
+    }
+    __syncthreads();
+    // Counter (p, d) sums its 32 lane copies; thread c starts at lane c % 32 so that a warp's
+    // reads fall in 32 different banks.
+    for (u32 c = threadIdx.x; c < npasses * RADIX; c += LANES_THREADS) {
+        u32 sum = 0;
+#pragma unroll
+        for (u32 l = 0; l < WARP_THREADS; l++)
+            sum += s_lanes[c * WARP_THREADS + (l + c) % WARP_THREADS];
+        if (sum) atomicAdd(&hist[pass0 * RADIX + c], sum);
     }
 }
 
@@ -259,28 +359,35 @@ __device__ __forceinline__ void onesweep_tile(TileStorage &st, const u32 tile,
         u32 real = tid == mask ? count - (TILE - valid) : count;
         status_t excl = 0;
         if (tile > 0) {
-            i64 t = (i64)tile - 1;
-            bool done = false;
-            while (!done) {
+            int t = (int)tile - 1;  // tiles number far below 2^31
+            for (;;) {
                 status_t w[LOOKBACK];
 #pragma unroll
                 for (int i = 0; i < LOOKBACK; i++)
-                    w[i] = t - i >= 0 ? load_status(&status[(u64)(t - i) * RADIX + tid]) : 0;
-                // Fold the words in order until an unpublished one (wait for it next step)
-                // or an inclusive one (done). Tile 0 is always inclusive, so t stays >= 0.
-                bool stop = false;
+                    w[i] = t - i >= 0 ? load_status(&status[(u64)(t - i) * RADIX + tid])
+                                      : FLAG_INCLUSIVE;
+                // Fold the words in order up to the first unpublished one (wait for it next
+                // step) or through the first inclusive one (done), without branches. Flags:
+                // 0 (unpublished: the whole word is 0), AGGREGATE (bit STATUS_BITS-2) or
+                // INCLUSIVE (the top bit). `first` is the first word without the AGGREGATE
+                // bit; the words up to and including it are summed with their flags, the
+                // AGGREGATE flags (one per word before `first`) are subtracted, and the top bit
+                // of what is left says whether word `first` was inclusive (the counts stay
+                // below 2^(STATUS_BITS-2), so they never carry into the flags). Tile 0 is
+                // always inclusive, so the filler above is never folded.
+                u32 agg = 0;
 #pragma unroll
-                for (int i = 0; i < LOOKBACK; i++) {
-                    if (!stop) {
-                        if ((w[i] & FLAG_MASK) == 0) {
-                            stop = true;
-                        } else {
-                            excl += w[i] & ~FLAG_MASK;
-                            t--;
-                            if (w[i] & FLAG_INCLUSIVE) stop = done = true;
-                        }
-                    }
-                }
+                for (int i = 0; i < LOOKBACK; i++)
+                    agg |= (u32)(w[i] >> (STATUS_BITS - 2 - i)) & (1u << i);
+                const u32 first = __ffs(~agg) - 1;  // <= LOOKBACK: agg < 2^LOOKBACK
+                status_t sum = 0;
+#pragma unroll
+                for (int i = 0; i < LOOKBACK; i++) sum += (u32)i <= first ? w[i] : 0;
+                sum -= (status_t)first << (STATUS_BITS - 2);
+                const u32 done = (u32)(sum >> (STATUS_BITS - 1));
+                excl += sum & ~FLAG_MASK;
+                t -= (int)(first + done);
+                if (done) break;
             }
             store_status(&status[(u64)tile * RADIX + tid], FLAG_INCLUSIVE | (excl + real));
         }

@@ -616,7 +616,9 @@ fn u16_and_channel_histograms_on_the_device() {
         .enqueue_histogram_u16_passes(dw.device_ptr(g), 10, dw.device_ptr(g), 3)
         .is_err());
 
-    let bytes: Vec<u8> = random_bits(size(3 << 20) * 4, 12)
+    // A whole number of pixels for every channel count 1 to 4 (12 | len), also when the
+    // sanitizer shrinks the size.
+    let bytes: Vec<u8> = random_bits(size(3 << 20) / 3 * 12, 12)
         .into_iter()
         .enumerate()
         .map(|(i, x)| ((i % 4) * 60) as u8 + (x % 8) as u8)
@@ -646,5 +648,70 @@ fn u16_and_channel_histograms_on_the_device() {
             let want = reference::histogram_channels_u8(sub, c).unwrap().concat();
             assert_eq!(got, want, "{c} channels at offset {off}");
         }
+    }
+}
+
+/// The onesweep sort's up-front digit histograms: the lane-private kernel (1 to 4 passes per
+/// launch, 16-byte loads from the first aligned key) and the sub-histogram kernel, against
+/// the counts of the radix images on the host, at every element offset below 16 bytes, for
+/// bit ranges, descending order and keys of 1 to 8 bytes (u64: 8 passes, two launches).
+#[test]
+fn onesweep_digit_histograms_at_any_alignment() {
+    let Some(e) = gpu() else { return };
+    let g = e.cuda().unwrap();
+    fn check<K: RadixKey>(g: &CudaBackend, n: usize, seed: u64)
+    where
+        K::Bits: TryFrom<u64>,
+    {
+        let size = std::mem::size_of::<K>();
+        let slots = 16 / size;
+        let mut staged: Vec<K> = keys(n + slots, seed);
+        // Some runs of equal keys (one shared digit for a warp's lanes).
+        for x in staged.iter_mut().skip(100).step_by(3).take(n / 4) {
+            *x = K::from_radix(<K::Bits as histosort::RadixBits>::from_u128(0x5a5a));
+        }
+        let d = DeviceBuffer::upload(g, &staged).unwrap();
+        let bits = <K::Bits as histosort::RadixBits>::BITS;
+        for off in [0, 1, slots - 1] {
+            let input = &staged[off..off + n];
+            for o in [
+                SortOptions::new(),
+                SortOptions::new().descending(),
+                SortOptions::new().bits(3, bits.min(19)),
+                SortOptions::new().bits(1, bits),
+            ] {
+                let (begin, end) = o.bit_range(bits);
+                let passes = (end - begin).div_ceil(8) as usize;
+                let mut want = vec![0u32; passes * 256];
+                for &k in input {
+                    let mut r = k.to_radix();
+                    if o.order == histosort::Order::Descending {
+                        r = histosort::RadixBits::complement(r);
+                    }
+                    for p in 0..passes {
+                        let shift = begin + 8 * p as u32;
+                        let w = (end - shift).min(8);
+                        want[p * 256 + histosort::RadixBits::digit(r, shift, (1 << w) - 1)] += 1;
+                    }
+                }
+                let ptr = d.device_ptr(g) + (off * size) as u64;
+                for lanes in [true, false] {
+                    let got = g.onesweep_digit_histograms::<K>(ptr, n, &o, lanes).unwrap();
+                    assert_eq!(
+                        got,
+                        want,
+                        "{} n={n} offset {off} {o:?} lane-private {lanes}",
+                        K::DTYPE
+                    );
+                }
+            }
+        }
+    }
+    for n in [1, 17, 1000, 65_537, size(3_000_001)] {
+        check::<u8>(g, n, 1);
+        check::<i16>(g, n, 2);
+        check::<u32>(g, n, 3);
+        check::<f32>(g, n, 4);
+        check::<u64>(g, n, 5);
     }
 }

@@ -6,7 +6,7 @@
 //
 //   cub_bench [--warmups W] [--samples S] [--seed X] CASE...
 //   CASE: sort-keys T N | sort-pairs T N | sort-keys-bits T N BEGIN END
-//         | histogram-even-u8 N DISTINCT | histogram-even-u16 N | multi-histogram-rgba PIXELS
+//         | histogram-even-u8 N DISTINCT | histogram-entropy-u8 N WORDS | histogram-even-u16 N | multi-histogram-rgba PIXELS
 //         | exclusive-sum T N | inclusive-sum T N | copy BYTES
 //   T: u32, u64 or f32 (sort-pairs: u32 keys with u32 values)
 //   Scan inputs: u32 below 2^16, u64 full-width (the sums wrap), f32 small integers in [-8, 8]
@@ -79,6 +79,16 @@ __global__ void fill_bytes(uint8_t* out, size_t n, uint32_t distinct, uint64_t s
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
     uint32_t j = (uint32_t)(mix64(i ^ (seed << 1)) % distinct);
     out[i] = (uint8_t)(j * 37u + 11u);
+  }
+}
+
+// Reduced entropy (Thearling and Smith): each byte is the AND of `words` hashed bytes, so each
+// bit is set with probability 2^-words; `words` = 0 gives all-zero bytes.
+__global__ void fill_entropy_bytes(uint8_t* out, size_t n, uint32_t words, uint64_t seed) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+    uint8_t b = words == 0 ? 0 : 0xff;
+    for (uint32_t w = 0; w < words; ++w) b &= (uint8_t)mix64((i * 8 + w) ^ (seed << 1));
+    out[i] = b;
   }
 }
 
@@ -253,16 +263,22 @@ void sort_case(const Timing& t, size_t n, bool pairs, int begin_bit, int end_bit
   cudaGetLastError();
 }
 
-void histogram_case(const Timing& t, size_t n, int distinct) {
-  std::string fields = case_fields("histogram-even-u8", "u8", n, 0, 0, distinct);
+// HistogramEven of n u8 samples into 256 bins: `distinct` different values (1 to 256), or, with
+// `entropy_words` >= 0, the reduced-entropy bytes of fill_entropy_bytes.
+void histogram_case(const Timing& t, size_t n, int distinct, int entropy_words = -1) {
+  const bool entropy = entropy_words >= 0;
+  std::string fields = entropy ? case_fields("histogram-entropy-u8", "u8", n, 0, 0, entropy_words)
+                               : case_fields("histogram-even-u8", "u8", n, 0, 0, distinct);
   uint8_t* samples = nullptr;
   unsigned int* hist = nullptr;
   void* temp = nullptr;
   try {
-    if (distinct < 1 || distinct > 256) throw Failure{"distinct must be 1 to 256"};
+    if (!entropy && (distinct < 1 || distinct > 256)) throw Failure{"distinct must be 1 to 256"};
+    if (entropy && entropy_words > 64) throw Failure{"entropy words must be 0 to 64"};
     check_cuda(cudaMalloc(&samples, n), "cudaMalloc samples");
     check_cuda(cudaMalloc(&hist, 256 * sizeof(unsigned int)), "cudaMalloc histogram");
-    fill_bytes<<<kBlocks, kThreads>>>(samples, n, (uint32_t)distinct, t.seed);
+    if (entropy) fill_entropy_bytes<<<kBlocks, kThreads>>>(samples, n, (uint32_t)entropy_words, t.seed);
+    else fill_bytes<<<kBlocks, kThreads>>>(samples, n, (uint32_t)distinct, t.seed);
     check_cuda(cudaGetLastError(), "fill");
     const int num = (int)n;
     const int levels = 257;
@@ -285,7 +301,7 @@ void histogram_case(const Timing& t, size_t n, int distinct) {
       nonzero += c > 0;
     }
     if (total != n) throw Failure{"bins sum to " + std::to_string(total) + ", not " + std::to_string(n)};
-    if (n >= 4096 && nonzero != distinct) throw Failure{std::to_string(nonzero) + " bins used, expected " + std::to_string(distinct)};
+    if (!entropy && n >= 4096 && nonzero != distinct) throw Failure{std::to_string(nonzero) + " bins used, expected " + std::to_string(distinct)};
     std::vector<float> times = time_op(t, op);
     print_result(fields, temp_bytes, "bin total and bins used", times);
   } catch (const Failure& f) {
@@ -516,6 +532,10 @@ int main(int argc, char** argv) {
     } else if (c == "histogram-even-u8") {
       need(2);
       histogram_case(t, parse_size(argv[i + 1]), atoi(argv[i + 2]));
+      i += 3;
+    } else if (c == "histogram-entropy-u8") {
+      need(2);
+      histogram_case(t, parse_size(argv[i + 1]), 0, atoi(argv[i + 2]));
       i += 3;
     } else if (c == "exclusive-sum" || c == "inclusive-sum") {
       need(2);

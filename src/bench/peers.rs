@@ -19,7 +19,7 @@ use super::Run;
 use crate::algorithm::{ScanAlgorithm, ScanKind};
 use crate::cuda::CudaBackend;
 use crate::error::{Error, Result};
-use crate::gen::Distribution;
+use crate::gen::{Distribution, EntropyPreset};
 use crate::options::SortOptions;
 
 /// The peer program's source, so the release binary works from any directory.
@@ -43,6 +43,11 @@ pub enum PeerCase {
     Histogram {
         n: usize,
         distinct: u32,
+    },
+    /// 256 bins of `n` reduced-entropy bytes (each the AND of `preset.words()` random bytes).
+    HistogramEntropy {
+        n: usize,
+        preset: EntropyPreset,
     },
     /// `inclusive-sum` or `exclusive-sum` of `dtype` (u32, u64 or f32).
     Scan {
@@ -83,6 +88,11 @@ impl PeerCase {
                 n.to_string(),
                 distinct.to_string(),
             ],
+            PeerCase::HistogramEntropy { n, preset } => vec![
+                "histogram-entropy-u8".into(),
+                n.to_string(),
+                entropy_words(*preset).to_string(),
+            ],
             PeerCase::Scan {
                 dtype,
                 n,
@@ -114,6 +124,9 @@ impl PeerCase {
                 format!("sort-keys u32 bits [{begin},{end})")
             }
             PeerCase::Histogram { distinct, .. } => format!("histogram u8 distinct-{distinct}"),
+            PeerCase::HistogramEntropy { preset, .. } => {
+                format!("histogram u8 entropy-{}", preset.name())
+            }
             PeerCase::Scan {
                 dtype, inclusive, ..
             } => format!(
@@ -132,6 +145,7 @@ impl PeerCase {
             | PeerCase::SortPairs { n }
             | PeerCase::SortKeysBits { n, .. }
             | PeerCase::Histogram { n, .. }
+            | PeerCase::HistogramEntropy { n, .. }
             | PeerCase::Scan { n, .. }
             | PeerCase::Histogram16 { n } => *n,
             PeerCase::HistogramRgba { pixels } => *pixels,
@@ -182,6 +196,12 @@ pub fn cases(quick: bool, sizes: Option<&[usize]>) -> Vec<PeerCase> {
     for &n in &hist {
         for distinct in [256, 8, 1] {
             v.push(PeerCase::Histogram { n, distinct });
+        }
+        // Issue 6 asks for every reduced-entropy preset (1.0 bits is the uniform case above).
+        for &preset in EntropyPreset::ALL {
+            if preset != EntropyPreset::Full {
+                v.push(PeerCase::HistogramEntropy { n, preset });
+            }
         }
     }
     for (dtype, inclusive) in [("u32", false), ("u32", true), ("u64", false), ("f32", true)] {
@@ -283,6 +303,16 @@ impl CubLine {
                 n,
                 "GB/s",
             ),
+            // `distinct` carries the number of ANDed words here.
+            "histogram-entropy-u8" => (
+                "DeviceHistogram::HistogramEven",
+                match preset_of_words(self.distinct) {
+                    Some(p) => format!("entropy-{}", p.name()),
+                    None => return Err(format!("no entropy preset of {} words", self.distinct)),
+                },
+                n,
+                "GB/s",
+            ),
             "exclusive-sum" | "inclusive-sum" => {
                 let (bytes, dist) = match self.dtype.as_str() {
                     "u64" => (8.0, "uniform"),
@@ -345,6 +375,7 @@ impl CubLine {
                 .with("begin_bit", self.begin_bit)
                 .with("end_bit", self.end_bit),
             "histogram-even-u8" => r.with("distinct", self.distinct).with("bins", 256),
+            "histogram-entropy-u8" => r.with("bins", 256),
             "histogram-even-u16" => r.with("bins", 65536),
             "multi-histogram-rgba" => r
                 .with("channels", 4)
@@ -371,12 +402,25 @@ impl CubLine {
         match c {
             PeerCase::SortKeys { dtype, .. } | PeerCase::Scan { dtype, .. } => self.dtype == *dtype,
             PeerCase::Histogram { distinct, .. } => self.distinct == *distinct,
+            PeerCase::HistogramEntropy { preset, .. } => self.distinct == entropy_words(*preset),
             PeerCase::SortKeysBits { begin, end, .. } => {
                 self.begin_bit == *begin as i32 && self.end_bit == *end as i32
             }
             _ => true,
         }
     }
+}
+
+/// The `histogram-entropy-u8` argument of a preset: its number of ANDed words, 0 for all zero.
+fn entropy_words(p: EntropyPreset) -> u32 {
+    p.words().unwrap_or(0)
+}
+
+fn preset_of_words(w: u32) -> Option<EntropyPreset> {
+    EntropyPreset::ALL
+        .iter()
+        .copied()
+        .find(|&p| entropy_words(p) == w)
 }
 
 fn distinct_name(d: u32) -> String {
@@ -507,6 +551,9 @@ fn histosort_case(run: &mut Run, b: &CudaBackend, c: &PeerCase) -> Result<Record
                 HistInput::Distinct(*distinct)
             };
             gpu::hist_case(run, b, *n, input, &m)?.with("distinct", *distinct)
+        }
+        PeerCase::HistogramEntropy { n, preset } => {
+            gpu::hist_case(run, b, *n, HistInput::Entropy(*preset), &m)?
         }
         PeerCase::Scan {
             dtype,
@@ -732,6 +779,40 @@ nvcc warning : something unrelated
         assert_eq!(m.n, 4000);
         assert_eq!(m.extra["pixels"].as_u64(), Some(1000));
         assert!(out.lines[2].matches(&PeerCase::HistogramRgba { pixels: 1000 }));
+    }
+
+    #[test]
+    fn parses_the_entropy_histogram_case() {
+        let text = r#"{"case":"histogram-entropy-u8","dtype":"u8","n":4096,"begin_bit":0,"end_bit":0,"distinct":3,"ok":true,"temp_bytes":5,"check":"bin total","times_ms":[0.2]}
+{"case":"histogram-entropy-u8","dtype":"u8","n":4096,"begin_bit":0,"end_bit":0,"distinct":0,"ok":true,"temp_bytes":5,"check":"bin total","times_ms":[0.2]}
+{"case":"histogram-entropy-u8","dtype":"u8","n":4096,"begin_bit":0,"end_bit":0,"distinct":9,"ok":true,"temp_bytes":5,"check":"bin total","times_ms":[0.2]}"#;
+        let out = parse_cub_output(text).unwrap();
+        let r = out.lines[0].to_record().unwrap();
+        assert_eq!(r.distribution, "entropy-0.544");
+        assert_eq!(out.lines[1].to_record().unwrap().distribution, "entropy-0");
+        assert!(out.lines[2].to_record().unwrap_err().contains("9 words"));
+        let c = PeerCase::HistogramEntropy {
+            n: 4096,
+            preset: EntropyPreset::E0544,
+        };
+        assert_eq!(c.args(), ["histogram-entropy-u8", "4096", "3"]);
+        assert!(out.lines[0].matches(&c));
+        assert!(!out.lines[1].matches(&c));
+        assert!(!out.lines[0].matches(&PeerCase::Histogram {
+            n: 4096,
+            distinct: 3
+        }));
+        // The full run covers every reduced preset at each histogram size.
+        let full = cases(false, None);
+        for &p in EntropyPreset::ALL
+            .iter()
+            .filter(|&&p| p != EntropyPreset::Full)
+        {
+            assert!(full.contains(&PeerCase::HistogramEntropy {
+                n: 1 << 30,
+                preset: p
+            }));
+        }
     }
 
     #[test]

@@ -16,10 +16,10 @@ use crate::key::{DType, RadixBits, RadixKey, SortIndex, Value};
 use crate::options::SortOptions;
 use crate::tuning::cuda::{
     block_sort_items, onesweep_fused_items, onesweep_items, BLOCK_SORT_THREADS,
-    ELEMENTWISE_THREADS, ONESWEEP_FUSED_ITEMS, ONESWEEP_FUSED_MAX, ONESWEEP_LOOKBACK,
-    ONESWEEP_PASS_MIN_BLOCKS, ONESWEEP_RADIX_BITS, ONESWEEP_RANK_BALLOT, ONESWEEP_SKIP_MIN,
-    ONESWEEP_THREADS, THREE_PHASE_DIGIT_BITS, THREE_PHASE_DIGIT_WIDTHS, THREE_PHASE_ITEMS,
-    THREE_PHASE_THREADS, THREE_PHASE_TILE,
+    ELEMENTWISE_THREADS, ONESWEEP_FUSED_ITEMS, ONESWEEP_FUSED_MAX, ONESWEEP_HIST_LANES_PASSES,
+    ONESWEEP_HIST_LANES_THREADS, ONESWEEP_LOOKBACK, ONESWEEP_PASS_MIN_BLOCKS, ONESWEEP_RADIX_BITS,
+    ONESWEEP_RANK_BALLOT, ONESWEEP_SKIP_MIN, ONESWEEP_THREADS, THREE_PHASE_DIGIT_BITS,
+    THREE_PHASE_DIGIT_WIDTHS, THREE_PHASE_ITEMS, THREE_PHASE_THREADS, THREE_PHASE_TILE,
 };
 
 /// KEY_BITS and KEY_KIND of a key type, or why the GPU cannot sort it.
@@ -97,7 +97,9 @@ fn onesweep_spec_items(
         .define("KEY_BITS", bits)
         .define("KEY_KIND", kind)
         .define("VALUE_BYTES", value_bytes)
-        .define("STATUS_BITS", status_bits))
+        .define("STATUS_BITS", status_bits)
+        .define("LANES_THREADS", ONESWEEP_HIST_LANES_THREADS)
+        .define("LANES_PASSES", ONESWEEP_HIST_LANES_PASSES))
 }
 
 /// Every module the sorts can use, for `histosort compile-kernels`.
@@ -183,6 +185,9 @@ struct Onesweep {
     /// resident grid.
     fused: Option<(CudaFunction, u64)>,
     histogram: CudaFunction,
+    /// The lane-private digit histogram and its shared memory per launch (up to
+    /// `ONESWEEP_HIST_LANES_PASSES` passes), where the device has that much shared memory.
+    histogram_lanes: Option<(CudaFunction, u32)>,
     scan_histogram: CudaFunction,
     pass: CudaFunction,
     /// For sorts where every pass is skipped: generates the indices of an argsort.
@@ -420,10 +425,12 @@ impl CudaBackend {
         } else {
             None
         };
+        let histogram_lanes = self.lanes_histogram(&spec, passes)?;
         Ok(Onesweep {
             block,
             fused,
             histogram: self.function(&spec, "onesweep_histogram")?,
+            histogram_lanes,
             scan_histogram: self.function(&spec, "onesweep_scan_histogram")?,
             pass: self.function(&spec, "onesweep_pass")?,
             iota: self.iota_kernel(key)?,
@@ -463,6 +470,143 @@ impl CudaBackend {
         // SAFETY: callers pass a live device allocation of at least `bytes` bytes.
         unsafe { dres::memset_d8_async(dst, 0, bytes, self.stream.cu_stream()) }
             .map_err(|e| driver_err("cuMemsetD8Async", e))
+    }
+
+    /// The lane-private digit histogram kernel of `spec` and its shared memory per launch for
+    /// `passes` passes, where the device's opt-in shared memory holds it.
+    fn lanes_histogram(
+        &self,
+        spec: &ModuleSpec,
+        passes: u32,
+    ) -> Result<Option<(CudaFunction, u32)>> {
+        let shared = passes.min(ONESWEEP_HIST_LANES_PASSES) * (1 << ONESWEEP_RADIX_BITS) * 32 * 4;
+        if shared > self.info.shared_per_block_optin {
+            return Ok(None);
+        }
+        let f = self.function(spec, "onesweep_histogram_lanes")?;
+        f.set_attribute(
+            cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            shared as i32,
+        )
+        .map_err(|e| driver_err("cuFuncSetAttribute(onesweep_histogram_lanes)", e))?;
+        Ok(Some((f, shared)))
+    }
+
+    /// Adds the digit counts of every pass of the `n` keys at `keys` (radix images taken with
+    /// `desc`) to `hist[pass][digit]` (zeroed by the caller): the lane-private kernel where
+    /// `lanes` is given, else the sub-histogram kernel.
+    #[allow(clippy::too_many_arguments)]
+    fn enqueue_digit_histograms(
+        &self,
+        histogram: &CudaFunction,
+        lanes: Option<&(CudaFunction, u32)>,
+        passes: u32,
+        keys: u64,
+        n: u64,
+        hist: u64,
+        (begin, end): (u32, u32),
+        desc: u32,
+    ) -> Result<()> {
+        let Some((f, shared)) = lanes else {
+            return self.launch(
+                histogram,
+                "onesweep_histogram",
+                self.grid_stride_blocks(n, ONESWEEP_THREADS),
+                ONESWEEP_THREADS,
+                0,
+                &[
+                    KArg::U64(keys),
+                    KArg::U64(n),
+                    KArg::U64(hist),
+                    KArg::U32(begin),
+                    KArg::U32(end),
+                    KArg::U32(desc),
+                    KArg::U32(1),
+                ],
+            );
+        };
+        // One block per SM (its counters take most of the shared memory), fewer for small
+        // inputs; passes in groups of ONESWEEP_HIST_LANES_PASSES, each a read of the keys.
+        let grid = n
+            .div_ceil(ONESWEEP_HIST_LANES_THREADS as u64 * 16)
+            .clamp(1, self.info.sm_count.max(1) as u64) as u32;
+        let mut pass0 = 0;
+        while pass0 < passes {
+            let np = (passes - pass0).min(ONESWEEP_HIST_LANES_PASSES);
+            self.launch(
+                f,
+                "onesweep_histogram_lanes",
+                grid,
+                ONESWEEP_HIST_LANES_THREADS,
+                *shared,
+                &[
+                    KArg::U64(keys),
+                    KArg::U64(n),
+                    KArg::U64(hist),
+                    KArg::U32(begin),
+                    KArg::U32(end),
+                    KArg::U32(pass0),
+                    KArg::U32(np),
+                    KArg::U32(desc),
+                    KArg::U32(1),
+                ],
+            )?;
+            pass0 += np;
+        }
+        Ok(())
+    }
+
+    /// The onesweep sort's up-front digit histograms of the `n` keys of type `K` at the device
+    /// address `keys` (any element alignment), for `opts`' bit range and order:
+    /// `[pass][digit]` counts of 8-bit digits. `lane_private` picks the lane-private kernel
+    /// (the default where the shared memory allows) or the sub-histogram one. For tests.
+    #[doc(hidden)]
+    pub fn onesweep_digit_histograms<K: RadixKey>(
+        &self,
+        keys: u64,
+        n: usize,
+        opts: &SortOptions,
+        lane_private: bool,
+    ) -> Result<Vec<u32>> {
+        let (begin, end) = opts.bit_range(K::Bits::BITS);
+        let passes = (end - begin).div_ceil(ONESWEEP_RADIX_BITS);
+        let status_bits = if (n as u64) < (1 << 30) { 32 } else { 64 };
+        let spec = onesweep_spec(K::DTYPE, 0, status_bits)?;
+        let histogram = self.function(&spec, "onesweep_histogram")?;
+        let lanes = if lane_private {
+            let l = self.lanes_histogram(&spec, passes)?;
+            if l.is_none() {
+                return Err(Error::Unsupported(
+                    "the device's shared memory is too small for the lane-private digit histogram"
+                        .into(),
+                ));
+            }
+            l
+        } else {
+            None
+        };
+        let words = (passes << ONESWEEP_RADIX_BITS) as usize;
+        let _guard = self.lock();
+        let hist = self.alloc::<u32>(words, "digit histograms")?;
+        let hp = super::dptr(&hist, &self.stream);
+        self.memset0(hp, words * 4)?;
+        let desc = (opts.order == crate::algorithm::Order::Descending) as u32;
+        self.enqueue_digit_histograms(
+            &histogram,
+            lanes.as_ref(),
+            passes,
+            keys,
+            n as u64,
+            hp,
+            (begin, end),
+            desc,
+        )?;
+        let mut out = vec![0u32; words];
+        self.stream
+            .memcpy_dtoh(&hist, &mut out)
+            .map_err(|e| driver_err("cuMemcpyDtoH", e))?;
+        self.sync()?;
+        Ok(out)
     }
 
     fn enqueue_onesweep(&self, k: &PlanKey, os: &Onesweep, io: [u64; 4]) -> Result<()> {
@@ -536,22 +680,15 @@ impl CudaBackend {
             (os.passes as usize * radix as usize + os.passes as usize) * 4,
         )?;
         self.memset0(status[0], os.status_bytes)?;
-        let grid = self.grid_stride_blocks(n, ONESWEEP_THREADS);
-        self.launch(
+        self.enqueue_digit_histograms(
             &os.histogram,
-            "onesweep_histogram",
-            grid,
-            ONESWEEP_THREADS,
-            0,
-            &[
-                KArg::U64(io[0]),
-                KArg::U64(n),
-                KArg::U64(meta),
-                KArg::U32(k.begin),
-                KArg::U32(k.end),
-                KArg::U32(desc),
-                KArg::U32(1),
-            ],
+            os.histogram_lanes.as_ref(),
+            os.passes,
+            io[0],
+            n,
+            meta,
+            (k.begin, k.end),
+            desc,
         )?;
         // Skip passes whose digit is the same for every key (needs the counts on the host).
         let mut active: Vec<u32> = (0..os.passes).collect();

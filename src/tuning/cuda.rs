@@ -32,6 +32,14 @@ pub const HIST_SHARED_BYTES: u32 = 48 * 1024;
 /// Samples per launch of the 32-bit-counter histogram kernels (counts cannot overflow).
 pub const HIST_CHUNK: u64 = 1 << 31;
 
+/// The up-front digit histogram of the onesweep sort (`onesweep_histogram_lanes`): one block of
+/// this many threads per SM, with lane-private counters (32 KiB of shared memory per pass), at
+/// most `ONESWEEP_HIST_LANES_PASSES` passes per read of the keys (128 KiB). It replaced a
+/// kernel with 4 sub-histograms per block that took 0.61 ms for 2^28 u32 keys on the H200
+/// (1.75 TB/s; bank conflicts, like the byte histogram before its lane-private version).
+pub const ONESWEEP_HIST_LANES_THREADS: u32 = 1024;
+pub const ONESWEEP_HIST_LANES_PASSES: u32 = 4;
+
 /// Onesweep sort: threads per block (one per digit for the look-back needs >= 2^RADIX_BITS).
 pub const ONESWEEP_THREADS: u32 = 256;
 /// Onesweep sort: bits per digit pass (8: 4 passes for 32-bit keys, 256 warp counters).
