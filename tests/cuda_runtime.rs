@@ -368,6 +368,11 @@ fn small_sorts_single_block_and_single_launch() {
         );
     }
     let mut sizes = vec![1, 2, 31, 32, 33, 1000, 4096];
+    // The smaller single-block tiles, where they are below the shape's largest (u32 keys).
+    for items in histosort::tuning::cuda::BLOCK_SORT_ITEMS_STEPS {
+        let t = histosort::tuning::cuda::BLOCK_SORT_THREADS as usize * items as usize;
+        sizes.extend([t - 1, t, t + 1]);
+    }
     for c in [cap(4, 0), cap(4, 4), cap(4, 8), cap(8, 0), cap(16, 16)] {
         sizes.extend([c - 1, c, c + 1]);
     }

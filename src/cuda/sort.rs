@@ -15,11 +15,12 @@ use crate::error::{Error, Result};
 use crate::key::{DType, RadixBits, RadixKey, SortIndex, Value};
 use crate::options::SortOptions;
 use crate::tuning::cuda::{
-    block_sort_items, onesweep_fused_items, onesweep_items, BLOCK_SORT_THREADS,
-    ELEMENTWISE_THREADS, ONESWEEP_FUSED_ITEMS, ONESWEEP_FUSED_MAX, ONESWEEP_HIST_LANES_PASSES,
-    ONESWEEP_HIST_LANES_THREADS, ONESWEEP_LOOKBACK, ONESWEEP_PASS_MIN_BLOCKS, ONESWEEP_RADIX_BITS,
-    ONESWEEP_RANK_BALLOT, ONESWEEP_SKIP_MIN, ONESWEEP_THREADS, THREE_PHASE_DIGIT_BITS,
-    THREE_PHASE_DIGIT_WIDTHS, THREE_PHASE_ITEMS, THREE_PHASE_THREADS, THREE_PHASE_TILE,
+    block_sort_items, block_sort_items_for, onesweep_fused_items, onesweep_items,
+    onesweep_pass_min_blocks, BLOCK_SORT_ITEMS_STEPS, BLOCK_SORT_THREADS, ELEMENTWISE_THREADS,
+    ONESWEEP_FUSED_ITEMS, ONESWEEP_FUSED_MAX, ONESWEEP_HIST_LANES_PASSES,
+    ONESWEEP_HIST_LANES_THREADS, ONESWEEP_LOOKBACK, ONESWEEP_RADIX_BITS, ONESWEEP_RANK_BALLOT,
+    ONESWEEP_SKIP_MIN, ONESWEEP_THREADS, THREE_PHASE_DIGIT_BITS, THREE_PHASE_DIGIT_WIDTHS,
+    THREE_PHASE_ITEMS, THREE_PHASE_THREADS, THREE_PHASE_TILE,
 };
 
 /// KEY_BITS and KEY_KIND of a key type, or why the GPU cannot sort it.
@@ -58,11 +59,12 @@ fn three_phase_spec(key: DType, value_bytes: u32) -> Result<ModuleSpec> {
         .define("VALUE_BYTES", value_bytes))
 }
 
-fn block_sort_spec(key: DType, value_bytes: u32) -> Result<ModuleSpec> {
+/// The single-block sort with `items` keys per thread.
+fn block_sort_spec(key: DType, value_bytes: u32, items: u32) -> Result<ModuleSpec> {
     let (bits, kind) = key_defines(key)?;
     Ok(ModuleSpec::new(KernelFile::BlockSort)
         .define("THREADS", BLOCK_SORT_THREADS)
-        .define("ITEMS", block_sort_items(key.size() as u32, value_bytes))
+        .define("ITEMS", items)
         .define("RADIX_BITS", ONESWEEP_RADIX_BITS)
         .define("RANK_BALLOT", ONESWEEP_RANK_BALLOT)
         .define("KEY_BITS", bits)
@@ -93,7 +95,10 @@ fn onesweep_spec_items(
         .define("RADIX_BITS", ONESWEEP_RADIX_BITS)
         .define("LOOKBACK", ONESWEEP_LOOKBACK)
         .define("RANK_BALLOT", ONESWEEP_RANK_BALLOT)
-        .define("PASS_MIN_BLOCKS", ONESWEEP_PASS_MIN_BLOCKS)
+        .define(
+            "PASS_MIN_BLOCKS",
+            onesweep_pass_min_blocks(key.size() as u32, value_bytes),
+        )
         .define("KEY_BITS", bits)
         .define("KEY_KIND", kind)
         .define("VALUE_BYTES", value_bytes)
@@ -119,8 +124,15 @@ pub fn all_sort_specs() -> Vec<ModuleSpec> {
     }
     for d in DType::ALL {
         for vb in [0, 1, 2, 4, 8, 16] {
-            if let Ok(s) = block_sort_spec(d, vb) {
-                v.push(s);
+            let max = block_sort_items(d.size() as u32, vb);
+            for items in BLOCK_SORT_ITEMS_STEPS
+                .into_iter()
+                .filter(|&i| i < max)
+                .chain([max])
+            {
+                if let Ok(s) = block_sort_spec(d, vb, items) {
+                    v.push(s);
+                }
             }
             for sb in [32, 64] {
                 if let Ok(s) = onesweep_spec(d, vb, sb) {
@@ -421,7 +433,11 @@ impl CudaBackend {
             passes as usize * radix + passes as usize
         };
         let block = if n <= block_sort_capacity(key.key, key.value_bytes) {
-            Some(self.function(&block_sort_spec(key.key, key.value_bytes)?, "block_sort")?)
+            let items = block_sort_items_for(n, key.key.size() as u32, key.value_bytes);
+            Some(self.function(
+                &block_sort_spec(key.key, key.value_bytes, items)?,
+                "block_sort",
+            )?)
         } else {
             None
         };

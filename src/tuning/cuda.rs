@@ -57,9 +57,19 @@ pub const ONESWEEP_TILE_BYTES: u32 = 36 * 1024;
 /// H200, ncu, 2026-11-30), a quarter of the pass kernel's instructions.
 pub const ONESWEEP_LOOKBACK: u32 = 8;
 /// Onesweep sort: the pass kernel's `__launch_bounds__` minimum of resident blocks per SM,
-/// which caps its registers (3: no cap at 80 registers; 4: 64 registers, 2.19 against
-/// 2.25 ms per 2^28-key pass on the H200).
-pub const ONESWEEP_PASS_MIN_BLOCKS: u32 = 3;
+/// which caps its registers (3: no cap at 80 registers; 4: 64 registers, a few bytes spilled),
+/// per shape. H200, 2026-11-30, v4 kernels (`bench peers --no-cub`, medians): keys of 4 bytes
+/// without values run faster at 4 (u32 2^26 1.544 against 1.655 ms, f32 2^26 1.559 against
+/// 1.648, bits [0,16) 0.806 against 0.871; 2^24 level; the 2^28 pass 1.36 against 1.47 ms under
+/// ncu); pairs and 8-byte keys run slower (u32/u32 2^24 0.752 against 0.690 ms, u64 2^24 1.328
+/// against 1.093 ms), so they keep 3.
+pub const fn onesweep_pass_min_blocks(key_bytes: u32, value_bytes: u32) -> u32 {
+    if value_bytes == 0 && key_bytes <= 4 {
+        4
+    } else {
+        3
+    }
+}
 /// Onesweep and single-block sorts: find a digit's peers in a warp by 8 ballots (1) or by
 /// `__match_any_sync` (0).
 pub const ONESWEEP_RANK_BALLOT: u32 = 1;
@@ -109,6 +119,26 @@ pub const BLOCK_SORT_ITEMS_MAX: u32 = 14;
 /// (16 KiB) the block stays under 48 KiB of static shared memory.
 pub const BLOCK_SORT_TILE_BYTES: u32 = 28 * 1024;
 
+/// Single-block sort: smaller tiles (keys per thread) for inputs that fit them, so that a sort
+/// of 2^12 keys ranks 8 keys per thread instead of padding to a tile of 7168 (25 -> 21 us on
+/// the H200 at 14 keys per thread; each rank round is a serial step of every warp).
+pub const BLOCK_SORT_ITEMS_STEPS: [u32; 2] = [4, 8];
+
+/// Keys per thread of the single-block sort of `n` keys: the smallest step of
+/// `BLOCK_SORT_ITEMS_STEPS` whose tile holds them, else `block_sort_items`.
+pub const fn block_sort_items_for(n: usize, key_bytes: u32, value_bytes: u32) -> u32 {
+    let max = block_sort_items(key_bytes, value_bytes);
+    let mut i = 0;
+    while i < BLOCK_SORT_ITEMS_STEPS.len() {
+        let items = BLOCK_SORT_ITEMS_STEPS[i];
+        if items < max && n <= (BLOCK_SORT_THREADS * items) as usize {
+            return items;
+        }
+        i += 1;
+    }
+    max
+}
+
 /// Keys per thread of the single-block sort for keys of `key_bytes` and values of
 /// `value_bytes`: its capacity is `BLOCK_SORT_THREADS` times this.
 pub const fn block_sort_items(key_bytes: u32, value_bytes: u32) -> u32 {
@@ -152,3 +182,30 @@ pub const HIST16_MIN_SAMPLES_PER_BLOCK: u64 = 1 << 18;
 
 /// Multi-channel byte histograms (interleaved pixels of 1 to 4 channels): threads per block.
 pub const HIST_CHANNELS_THREADS: u32 = 256;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn block_sort_tiles_follow_the_size() {
+        let t = BLOCK_SORT_THREADS as usize;
+        // u32 keys: 4, 8, then the largest (14) keys per thread.
+        assert_eq!(block_sort_items_for(1, 4, 0), 4);
+        assert_eq!(block_sort_items_for(4 * t, 4, 0), 4);
+        assert_eq!(block_sort_items_for(4 * t + 1, 4, 0), 8);
+        assert_eq!(block_sort_items_for(8 * t, 4, 0), 8);
+        assert_eq!(
+            block_sort_items_for(8 * t + 1, 4, 0),
+            block_sort_items(4, 0)
+        );
+        assert_eq!(onesweep_pass_min_blocks(4, 0), 4);
+        assert_eq!(onesweep_pass_min_blocks(4, 4), 3);
+        assert_eq!(onesweep_pass_min_blocks(8, 0), 3);
+        // Shapes whose largest tile is at most a step keep it.
+        let max = block_sort_items(16, 16);
+        assert!(max <= 4);
+        assert_eq!(block_sort_items_for(1, 16, 16), max);
+        assert_eq!(block_sort_items_for(1, 8, 8), block_sort_items(8, 8).min(4));
+    }
+}
