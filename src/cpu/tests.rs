@@ -287,6 +287,60 @@ fn bucket_top_sort_and_ties() {
     check(&k, &SortOptions::new().bits(0, 60), "tied 10 range");
 }
 
+/// The non-temporal MSD scatter (staged lines streamed out, partial lines at the ends of each
+/// run written element-wise): sizes around its threshold, every element size it takes
+/// (keys of 1 to 16 bytes, pair and argsort records), both orders, bit ranges, few distinct
+/// values (long and empty runs), sorted input (one run per chunk), and thread counts that
+/// split runs between chunks.
+#[test]
+fn nt_scatter() {
+    use super::radix::{nt_min_bytes, use_nt_for_tests};
+    #[repr(C, align(64))]
+    struct Aligned([u8; 64]);
+    let mut buf: Vec<Aligned> = (0..4).map(|_| Aligned([0; 64])).collect();
+    let p = buf.as_mut_ptr();
+    let at = nt_min_bytes() / 4;
+    assert!(use_nt_for_tests(p.cast::<u32>(), at));
+    assert!(!use_nt_for_tests(p.cast::<u32>(), at - 1));
+    // Misaligned buffers and records that do not divide a line take the plain scatter.
+    // SAFETY: one byte into a live allocation.
+    let odd = unsafe { p.cast::<u8>().add(4) };
+    assert!(!use_nt_for_tests(odd.cast::<u32>(), at));
+    assert!(!use_nt_for_tests(p.cast::<[u8; 3]>(), at * 2));
+    assert!(!use_nt_for_tests(p.cast::<[u64; 4]>(), at));
+
+    fn around<K: RadixKey>(seed: u64) {
+        let at = nt_min_bytes() / std::mem::size_of::<K>();
+        for n in [at - 1, at, at + 1] {
+            for d in [Dist::Uniform, Dist::Few, Dist::Sorted] {
+                let keys = gen::<K>(n, d, seed ^ n as u64);
+                for opts in all_orders() {
+                    check(&keys, &opts, &format!("nt {d:?}"));
+                }
+            }
+        }
+        let keys = gen::<K>(at + 3, Dist::LowEntropy, seed);
+        let bits = K::Bits::BITS;
+        check(&keys, &SortOptions::new().bits(1, bits - 1), "nt range");
+        check(&keys, &SortOptions::new().bits(0, bits / 2 + 3), "nt range");
+    }
+    around::<u8>(9);
+    around::<u16>(1);
+    around::<u32>(2);
+    around::<f32>(3);
+    around::<i64>(4);
+    around::<u64>(5);
+    around::<u128>(6);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(3)
+        .build()
+        .unwrap();
+    pool.install(|| {
+        around::<u32>(7);
+        around::<u64>(8);
+    });
+}
+
 /// Chunk boundaries with thread counts that do not divide the length.
 #[test]
 fn odd_thread_counts() {
