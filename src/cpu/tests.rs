@@ -522,3 +522,39 @@ fn scans_match_reference() {
     }
     assert!(scan::scan_into(&[1u32], &mut [0u32; 2], ScanKind::Inclusive).is_err());
 }
+
+/// The SIMD block scans of 32- and 64-bit integers (16 or 8 elements per step, serial tails):
+/// every length up to three steps, block sizes, wrapping full-range values, both kinds, and
+/// input and output slices that start off a 16-byte boundary.
+#[test]
+fn simd_scans_every_int_type() {
+    fn run<T: crate::sample::ScanElem>(r: &mut Rng, f: fn(u64) -> T) {
+        let mut lens: Vec<usize> = (0..50).collect();
+        lens.extend([
+            tuning::SCAN_BLOCK - 1,
+            tuning::SCAN_BLOCK + 17,
+            2 * tuning::SCAN_BLOCK + 9,
+        ]);
+        for n in lens {
+            let data: Vec<T> = (0..n + 1).map(|_| f(r.next())).collect();
+            for kind in [ScanKind::Inclusive, ScanKind::Exclusive] {
+                for skew in [0, 1] {
+                    let d = &data[skew..skew + n];
+                    let mut out = vec![T::ZERO; n + 1];
+                    scan::scan_into(d, &mut out[1 - skew..1 - skew + n], kind).unwrap();
+                    assert_eq!(
+                        &out[1 - skew..1 - skew + n],
+                        &reference::scan(d, kind)[..],
+                        "{} n={n} {kind} skew={skew}",
+                        T::DTYPE
+                    );
+                }
+            }
+        }
+    }
+    let mut r = Rng(9);
+    run::<u32>(&mut r, |x| x as u32);
+    run::<i32>(&mut r, |x| x as i32);
+    run::<u64>(&mut r, |x| x);
+    run::<i64>(&mut r, |x| x as i64);
+}
