@@ -282,23 +282,33 @@ pub(crate) unsafe fn survey<E: Elem, S: Source<E>>(
     let r = digit.radix();
     let task = |c: usize| {
         let (lo, hi) = chunks.range(c);
-        let mut cnt = vec![0usize; r];
-        let (mut or, mut and) = (E::B::ZERO.to_u128(), E::B::MAX.to_u128());
-        for i in lo..hi {
-            // SAFETY: `i` is inside this chunk, which the caller guarantees is valid.
-            let e = unsafe { src.get(i) };
-            if let Some(w) = write {
-                // SAFETY: as above; chunks are disjoint, so only this task writes `i`.
-                unsafe { w.put(i, e) };
+        // Two sets of counters, alternating: equal digits in a row (sorted or few-valued
+        // input) then do not wait on each other's store. OR and AND in the image's own width.
+        let mut cnt = vec![0usize; 2 * r];
+        let (mut or, mut and) = (E::B::ZERO, E::B::MAX);
+        let mut i = lo;
+        while i < hi {
+            for k in 0..2 {
+                if i + k >= hi {
+                    break;
+                }
+                // SAFETY: `i + k` is inside this chunk, which the caller guarantees is valid.
+                let e = unsafe { src.get(i + k) };
+                if let Some(w) = write {
+                    // SAFETY: as above; chunks are disjoint, so only this task writes there.
+                    unsafe { w.put(i + k, e) };
+                }
+                let b = e.bits();
+                or = or.or(b);
+                and = and.and(b);
+                // SAFETY: `digit.of` is masked below the radix; `k * r` selects a set.
+                unsafe { *cnt.get_unchecked_mut(k * r + digit.of(b)) += 1 };
             }
-            let b = e.bits();
-            let u = b.to_u128();
-            or |= u;
-            and &= u;
-            // SAFETY: `digit.of` is masked below the radix `cnt` was sized for.
-            unsafe { *cnt.get_unchecked_mut(digit.of(b)) += 1 };
+            i += 2;
         }
-        (or, and, cnt)
+        let (a, b) = cnt.split_at(r);
+        let cnt: Vec<usize> = a.iter().zip(b).map(|(x, y)| x + y).collect();
+        (or.to_u128(), and.to_u128(), cnt)
     };
     let parts: Vec<(u128, u128, Vec<usize>)> = if chunks.count() == 1 {
         vec![task(0)]
@@ -331,7 +341,12 @@ pub(crate) unsafe fn survey_multi<E: Elem, S: Source<E>>(
     src: &S,
     len: usize,
     guess: &[Digit],
+    warm: Buf<E>,
 ) -> (u128, u128, Vec<Counts>) {
+    // One prefetch per cache line of `warm` (the first scatter's destination, which is cold:
+    // the caller's memory, last read long before), so that scatter finds its lines in the
+    // cache instead of waiting on a read-for-ownership per line.
+    let per_line = (tuning::CACHE_LINE / size_of::<E>().max(1)).max(1);
     let mut cnt = [[0u32; 256]; MULTI_MAX];
     let g = guess.len().min(MULTI_MAX);
     let d = |k: usize| {
@@ -346,6 +361,9 @@ pub(crate) unsafe fn survey_multi<E: Elem, S: Source<E>>(
     for i in 0..len {
         // SAFETY: `i < len`; digits of at most 8 bits index 256 counters.
         unsafe {
+            if i % per_line == 0 {
+                prefetch(warm.0.add(i).cast::<u8>());
+            }
             let b = src.get(i).bits();
             or = or.or(b);
             and = and.and(b);
@@ -368,6 +386,18 @@ pub(crate) unsafe fn survey_multi<E: Elem, S: Source<E>>(
         })
         .collect();
     (or.to_u128(), and.to_u128(), counts)
+}
+
+/// A hint to bring the line at `p` into the cache; never faults, whatever `p` is.
+#[inline(always)]
+fn prefetch(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch has no architectural effect and does not fault on any address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast::<i8>())
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
 }
 
 /// Most digits [`survey_multi`] counts in one read.
@@ -1064,7 +1094,7 @@ unsafe fn sort_bucket<E: Elem, D: Sink<E>>(
             guess.truncate(1);
             guess[0].width = guess[0].width.min(8);
         }
-        let (or, and, mut first) = survey_multi(&src, len, &guess);
+        let (or, and, mut first) = survey_multi(&src, len, &guess, other);
         let varying = (or ^ and) & mask;
         let digits = plan(varying, low, width, true);
         let Some(&d0) = digits.first() else {

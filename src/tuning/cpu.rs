@@ -70,7 +70,7 @@ pub const PAIR_MAX_VALUE: usize = 16;
 /// Samples per rayon task in histograms: large enough to amortise the merge of 256 counters.
 pub const HIST_CHUNK: usize = 1 << 18;
 /// Elements per block of the two-pass scan.
-pub const SCAN_BLOCK: usize = 1 << 16;
+pub const SCAN_BLOCK: usize = 1 << 17;
 
 /// Huge page size for scratch buffers (Linux transparent huge pages, `madvise` mode).
 pub const HUGE_PAGE: usize = 2 << 20;
