@@ -35,11 +35,15 @@ use crate::tuning::cpu as tuning;
 /// An element the engine moves: radix image plus whatever rides along.
 pub(crate) trait Elem: Copy + Send + Sync + 'static {
     type B: RadixBits;
+    /// The type has no padding bytes (every byte of a value is initialised), so it may be
+    /// moved as plain 16-byte vectors ([`scatter_nt`]).
+    const DENSE: bool;
     fn bits(&self) -> Self::B;
 }
 
 impl<B: RadixBits> Elem for B {
     type B = B;
+    const DENSE: bool = true;
     #[inline(always)]
     fn bits(&self) -> B {
         *self
@@ -55,6 +59,9 @@ pub(crate) struct Pair<B, V> {
 
 impl<B: RadixBits, V: Copy + Send + Sync + 'static> Elem for Pair<B, V> {
     type B = B;
+    // Radix images are integers and payloads `Pod` or indices, none with padding of their own,
+    // so the pair has none exactly when its size is the sum of its fields'.
+    const DENSE: bool = size_of::<Pair<B, V>>() == size_of::<B>() + size_of::<V>();
     #[inline(always)]
     fn bits(&self) -> B {
         self.key
@@ -555,12 +562,13 @@ pub(crate) unsafe fn scatter_to_buf<E: Elem, S: Source<E>>(
     }
 }
 
-/// Whether [`scatter_nt`] applies: the element size divides a cache line, the buffer starts
-/// on a line, and the data is large enough to go to memory anyway.
-fn use_nt<E>(dst: Buf<E>, n: usize) -> bool {
+/// Whether [`scatter_nt`] applies: the element has no padding and its size divides a cache
+/// line, the buffer starts on a line, and the data is large enough to go to memory anyway.
+fn use_nt<E: Elem>(dst: Buf<E>, n: usize) -> bool {
     let size = size_of::<E>();
     tuning::NT_SCATTER
         && cfg!(target_arch = "x86_64")
+        && E::DENSE
         && size > 0
         && size <= tuning::CACHE_LINE / 4
         && tuning::CACHE_LINE % size == 0
@@ -578,7 +586,7 @@ pub(crate) const fn nt_min_bytes() -> usize {
 }
 
 #[cfg(test)]
-pub(crate) fn use_nt_for_tests<E>(dst: *mut E, n: usize) -> bool {
+pub(crate) fn use_nt_for_tests<E: Elem>(dst: *mut E, n: usize) -> bool {
     use_nt::<E>(Buf(dst), n)
 }
 

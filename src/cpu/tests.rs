@@ -3,7 +3,7 @@
 //! boundary, and the distributions that break radix sorts (all-equal, sorted, reversed,
 //! reduced entropy).
 
-use super::radix::{plan, Chunks, Digit};
+use super::radix::{plan, Chunks, Digit, Pair};
 use super::{histogram, scan, sort};
 use crate::algorithm::ScanKind;
 use crate::key::{RadixBits, RadixKey};
@@ -302,12 +302,15 @@ fn nt_scatter() {
     let at = nt_min_bytes() / 4;
     assert!(use_nt_for_tests(p.cast::<u32>(), at));
     assert!(!use_nt_for_tests(p.cast::<u32>(), at - 1));
-    // Misaligned buffers and records that do not divide a line take the plain scatter.
-    // SAFETY: one byte into a live allocation.
+    assert!(use_nt_for_tests(p.cast::<u8>(), at * 4));
+    assert!(use_nt_for_tests(p.cast::<Pair<u32, u32>>(), at / 2));
+    // Misaligned buffers, records wider than a quarter line and records with padding (moved
+    // as 16-byte vectors, their padding would be read) take the plain scatter.
+    // SAFETY: four bytes into a live allocation.
     let odd = unsafe { p.cast::<u8>().add(4) };
     assert!(!use_nt_for_tests(odd.cast::<u32>(), at));
-    assert!(!use_nt_for_tests(p.cast::<[u8; 3]>(), at * 2));
-    assert!(!use_nt_for_tests(p.cast::<[u64; 4]>(), at));
+    assert!(!use_nt_for_tests(p.cast::<Pair<u128, u64>>(), at));
+    assert!(!use_nt_for_tests(p.cast::<Pair<u64, u32>>(), at));
 
     fn around<K: RadixKey>(seed: u64) {
         let at = nt_min_bytes() / std::mem::size_of::<K>();
