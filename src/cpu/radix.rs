@@ -35,11 +35,15 @@ use crate::tuning::cpu as tuning;
 /// An element the engine moves: radix image plus whatever rides along.
 pub(crate) trait Elem: Copy + Send + Sync + 'static {
     type B: RadixBits;
+    /// The type has no padding bytes (every byte of a value is initialised), so it may be
+    /// moved as plain 16-byte vectors ([`scatter_nt`]).
+    const DENSE: bool;
     fn bits(&self) -> Self::B;
 }
 
 impl<B: RadixBits> Elem for B {
     type B = B;
+    const DENSE: bool = true;
     #[inline(always)]
     fn bits(&self) -> B {
         *self
@@ -55,6 +59,9 @@ pub(crate) struct Pair<B, V> {
 
 impl<B: RadixBits, V: Copy + Send + Sync + 'static> Elem for Pair<B, V> {
     type B = B;
+    // Radix images are integers and payloads `Pod` or indices, none with padding of their own,
+    // so the pair has none exactly when its size is the sum of its fields'.
+    const DENSE: bool = size_of::<Pair<B, V>>() == size_of::<B>() + size_of::<V>();
     #[inline(always)]
     fn bits(&self) -> B {
         self.key
@@ -282,23 +289,33 @@ pub(crate) unsafe fn survey<E: Elem, S: Source<E>>(
     let r = digit.radix();
     let task = |c: usize| {
         let (lo, hi) = chunks.range(c);
-        let mut cnt = vec![0usize; r];
-        let (mut or, mut and) = (E::B::ZERO.to_u128(), E::B::MAX.to_u128());
-        for i in lo..hi {
-            // SAFETY: `i` is inside this chunk, which the caller guarantees is valid.
-            let e = unsafe { src.get(i) };
-            if let Some(w) = write {
-                // SAFETY: as above; chunks are disjoint, so only this task writes `i`.
-                unsafe { w.put(i, e) };
+        // Two sets of counters, alternating: equal digits in a row (sorted or few-valued
+        // input) then do not wait on each other's store. OR and AND in the image's own width.
+        let mut cnt = vec![0usize; 2 * r];
+        let (mut or, mut and) = (E::B::ZERO, E::B::MAX);
+        let mut i = lo;
+        while i < hi {
+            for k in 0..2 {
+                if i + k >= hi {
+                    break;
+                }
+                // SAFETY: `i + k` is inside this chunk, which the caller guarantees is valid.
+                let e = unsafe { src.get(i + k) };
+                if let Some(w) = write {
+                    // SAFETY: as above; chunks are disjoint, so only this task writes there.
+                    unsafe { w.put(i + k, e) };
+                }
+                let b = e.bits();
+                or = or.or(b);
+                and = and.and(b);
+                // SAFETY: `digit.of` is masked below the radix; `k * r` selects a set.
+                unsafe { *cnt.get_unchecked_mut(k * r + digit.of(b)) += 1 };
             }
-            let b = e.bits();
-            let u = b.to_u128();
-            or |= u;
-            and &= u;
-            // SAFETY: `digit.of` is masked below the radix `cnt` was sized for.
-            unsafe { *cnt.get_unchecked_mut(digit.of(b)) += 1 };
+            i += 2;
         }
-        (or, and, cnt)
+        let (a, b) = cnt.split_at(r);
+        let cnt: Vec<usize> = a.iter().zip(b).map(|(x, y)| x + y).collect();
+        (or.to_u128(), and.to_u128(), cnt)
     };
     let parts: Vec<(u128, u128, Vec<usize>)> = if chunks.count() == 1 {
         vec![task(0)]
@@ -331,7 +348,12 @@ pub(crate) unsafe fn survey_multi<E: Elem, S: Source<E>>(
     src: &S,
     len: usize,
     guess: &[Digit],
+    warm: Buf<E>,
 ) -> (u128, u128, Vec<Counts>) {
+    // One prefetch per cache line of `warm` (the first scatter's destination, which is cold:
+    // the caller's memory, last read long before), so that scatter finds its lines in the
+    // cache instead of waiting on a read-for-ownership per line.
+    let per_line = (tuning::CACHE_LINE / size_of::<E>().max(1)).max(1);
     let mut cnt = [[0u32; 256]; MULTI_MAX];
     let g = guess.len().min(MULTI_MAX);
     let d = |k: usize| {
@@ -346,6 +368,9 @@ pub(crate) unsafe fn survey_multi<E: Elem, S: Source<E>>(
     for i in 0..len {
         // SAFETY: `i < len`; digits of at most 8 bits index 256 counters.
         unsafe {
+            if i % per_line == 0 {
+                prefetch(warm.0.add(i).cast::<u8>());
+            }
             let b = src.get(i).bits();
             or = or.or(b);
             and = and.and(b);
@@ -368,6 +393,18 @@ pub(crate) unsafe fn survey_multi<E: Elem, S: Source<E>>(
         })
         .collect();
     (or.to_u128(), and.to_u128(), counts)
+}
+
+/// A hint to bring the line at `p` into the cache; never faults, whatever `p` is.
+#[inline(always)]
+fn prefetch(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch has no architectural effect and does not fault on any address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast::<i8>())
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
 }
 
 /// Most digits [`survey_multi`] counts in one read.
@@ -482,6 +519,182 @@ pub(crate) unsafe fn scatter<E: Elem, S: Source<E>, D: Sink<E>>(
         digit: nd,
         counts: total,
     })
+}
+
+/// A scatter without counting into a raw buffer: [`scatter_nt`] when the data is too large
+/// for the caches and the buffer is line-aligned, else the plain [`scatter`].
+///
+/// # Safety
+/// As [`scatter`].
+pub(crate) unsafe fn scatter_to_buf<E: Elem, S: Source<E>>(
+    src: &S,
+    dst: Buf<E>,
+    chunks: &Chunks,
+    counts: &Counts,
+) {
+    let t = chunks.count();
+    let n = chunks.starts[t];
+    if !use_nt::<E>(dst, n) {
+        // SAFETY: forwarded from the caller.
+        unsafe { scatter(src, &dst, chunks, counts, None) };
+        return;
+    }
+    let r = counts.digit.radix();
+    let mut offsets = vec![0usize; t * r];
+    let mut sum = 0usize;
+    for d in 0..r {
+        for c in 0..t {
+            offsets[c * r + d] = sum;
+            sum += counts.counts[c * r + d];
+        }
+    }
+    let digit = counts.digit;
+    let task = |(c, off): (usize, &mut [usize])| {
+        let (lo, hi) = chunks.range(c);
+        // SAFETY: forwarded from the caller; `off` is this chunk's slice of the scan, whose
+        // runs no other task writes.
+        unsafe { scatter_nt(src, dst, lo, hi, digit, off) }
+    };
+    if t == 1 {
+        task((0, &mut offsets[..]));
+    } else {
+        offsets.par_chunks_mut(r).enumerate().for_each(task);
+    }
+}
+
+/// Whether [`scatter_nt`] applies: the element has no padding and its size divides a cache
+/// line, the buffer starts on a line, and the data is large enough to go to memory anyway.
+fn use_nt<E: Elem>(dst: Buf<E>, n: usize) -> bool {
+    let size = size_of::<E>();
+    tuning::NT_SCATTER
+        && cfg!(target_arch = "x86_64")
+        && E::DENSE
+        && size > 0
+        && size <= tuning::CACHE_LINE / 4
+        && tuning::CACHE_LINE % size == 0
+        && (dst.0 as usize) % tuning::CACHE_LINE == 0
+        && n.saturating_mul(size) >= nt_min_bytes()
+}
+
+/// [`tuning::NT_MIN_BYTES`], lowered under test so that the tests' sizes take both paths.
+pub(crate) const fn nt_min_bytes() -> usize {
+    if cfg!(test) {
+        1 << 20
+    } else {
+        tuning::NT_MIN_BYTES
+    }
+}
+
+#[cfg(test)]
+pub(crate) fn use_nt_for_tests<E: Elem>(dst: *mut E, n: usize) -> bool {
+    use_nt::<E>(Buf(dst), n)
+}
+
+/// One cache line of staging, aligned like one.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Line([u8; 64]);
+
+/// Writes one full, line-aligned cache line with non-temporal stores: the line goes to memory
+/// through the write-combining buffers without being read first (no read-for-ownership).
+///
+/// # Safety
+/// `to` is 64-byte aligned and valid for 64 bytes that no other thread accesses during the
+/// pass; the caller issues a store fence before the data is read by another thread.
+#[inline(always)]
+unsafe fn stream_line(to: *mut u8, from: &Line) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: SSE2 is part of x86_64; `to` is 16-byte aligned (64 in fact) and valid for the
+    // four 16-byte stores; `from` is a 64-byte value.
+    unsafe {
+        use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_stream_si128};
+        let f = from.0.as_ptr().cast::<__m128i>();
+        let t = to.cast::<__m128i>();
+        _mm_stream_si128(t, _mm_loadu_si128(f));
+        _mm_stream_si128(t.add(1), _mm_loadu_si128(f.add(1)));
+        _mm_stream_si128(t.add(2), _mm_loadu_si128(f.add(2)));
+        _mm_stream_si128(t.add(3), _mm_loadu_si128(f.add(3)));
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    // SAFETY: as the caller promises.
+    unsafe {
+        std::ptr::copy_nonoverlapping(from.0.as_ptr(), to, 64)
+    }
+}
+
+/// The software write-combining scatter for passes that go to memory (Polychroniou & Ross,
+/// SIGMOD 2014): each digit fills a staging cache line (in L1) at the slot its destination has
+/// in its line; a completed line that lies wholly inside this task's run is streamed out with
+/// non-temporal stores (no read-for-ownership of the destination, which made the plain
+/// scatter into 256+ cold streams ~5x slower than a copy here), and the partial lines at the
+/// ends of each run are written element-wise.
+///
+/// # Safety
+/// As [`scatter_direct`], with `dst` 64-byte aligned and `size_of::<E>()` dividing 64.
+#[inline(always)]
+unsafe fn scatter_nt<E: Elem, S: Source<E>>(
+    src: &S,
+    dst: Buf<E>,
+    lo: usize,
+    hi: usize,
+    digit: Digit,
+    off: &mut [usize],
+) {
+    let src = *src;
+    let l = tuning::CACHE_LINE / size_of::<E>();
+    let lm = l - 1;
+    let r = digit.radix();
+    let start: Vec<usize> = off.to_vec();
+    let mut lines = vec![Line([0; 64]); r];
+    let stage = lines.as_mut_ptr().cast::<E>();
+    for i in lo..hi {
+        // SAFETY: `i` is in this chunk; the digit is masked below `r`, so the staging slot
+        // `d * l + s` is inside `lines` (`r` lines of `l` elements); `p` stays inside this
+        // task's run of digit `d`; a streamed line `[p + 1 - l, p + 1)` starts at or after
+        // the run's start and is line-aligned (`dst` is), so it is wholly this task's.
+        unsafe {
+            let e = src.get(i);
+            let d = digit.of(e.bits());
+            let slot = off.get_unchecked_mut(d);
+            let p = *slot;
+            *slot = p + 1;
+            let s = p & lm;
+            stage.add(d * l + s).write(e);
+            if s == lm {
+                let a = p + 1 - l;
+                let line = &*lines.as_ptr().add(d);
+                if a >= *start.get_unchecked(d) {
+                    stream_line(dst.0.add(a).cast::<u8>(), line);
+                } else {
+                    let first = *start.get_unchecked(d);
+                    std::ptr::copy_nonoverlapping(
+                        stage.add(d * l + (first & lm)),
+                        dst.0.add(first),
+                        p + 1 - first,
+                    );
+                }
+            }
+        }
+    }
+    // The partial line at the end of each run (the whole run when it is shorter than a line
+    // and does not reach a line's end).
+    for d in 0..r {
+        let end = off[d];
+        let a = (end & !lm).max(start[d]);
+        if a < end {
+            // SAFETY: staging slots `a & lm .. end & lm` (or to `l`) hold the elements of
+            // positions `[a, end)`, which belong to this task's run.
+            unsafe {
+                std::ptr::copy_nonoverlapping(stage.add(d * l + (a & lm)), dst.0.add(a), end - a);
+            }
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a store fence has no preconditions; it orders the streamed lines before the
+    // join that hands the buffer to other threads.
+    unsafe {
+        std::arch::x86_64::_mm_sfence()
+    };
 }
 
 /// The plain scatter: one store per element straight to its place.
@@ -795,7 +1008,7 @@ pub(crate) unsafe fn msd_then_lsd<E: Elem, S0: Source<E>, Dn: Sink<E>>(
     let (a, b) = (*bufs[1], *bufs[0]);
     let last = *last;
     // SAFETY: forwarded from the caller; `a` does not overlap `first`.
-    unsafe { scatter(first, &a, chunks, &top, None) };
+    unsafe { scatter_to_buf(first, a, chunks, &top) };
     let bucket = |d: usize| {
         let (lo, hi) = (bounds[d], bounds[d + 1]);
         // SAFETY: buckets are disjoint windows of `a`, `b` and `last`, each owned by this task;
@@ -877,13 +1090,19 @@ unsafe fn sort_bucket<E: Elem, D: Sink<E>>(
             return;
         }
         let one = Chunks::new(len, 1);
-        // Guess that every bit varies and count all of those digits in the one read.
+        let lg = usize::BITS - (len - 1).leading_zeros();
+        // Guess that every bit varies and count all of those digits in the one read: the LSD
+        // digits, or, when those are too many, the digits of the top sort below.
         let mut guess = plan(mask, low, width, true);
+        if guess.len() > tuning::BUCKET_LSD_MAX_PASSES {
+            let t = top_shift(low, lg, width, begin);
+            guess = plan(mask & (u128::MAX << t), low, width, true);
+        }
         if guess.len() > MULTI_MAX || width > 8 {
             guess.truncate(1);
             guess[0].width = guess[0].width.min(8);
         }
-        let (or, and, mut first) = survey_multi(&src, len, &guess);
+        let (or, and, mut first) = survey_multi(&src, len, &guess, other);
         let varying = (or ^ and) & mask;
         let digits = plan(varying, low, width, true);
         let Some(&d0) = digits.first() else {
@@ -892,14 +1111,19 @@ unsafe fn sort_bucket<E: Elem, D: Sink<E>>(
         };
         if digits.len() > tuning::BUCKET_LSD_MAX_PASSES {
             let h = 128 - varying.leading_zeros();
-            let lg = usize::BITS - (len - 1).leading_zeros();
-            let t = h
-                .saturating_sub(lg + tuning::BUCKET_TOP_EXTRA_BITS)
-                .max(d0.shift);
+            let t = top_shift(h, lg, width, d0.shift);
             let top_mask = u128::MAX << t;
             let td = plan(varying & top_mask, low, width, true);
             if td.len() >= 2 {
-                let counts = count(&src, &one, td[0]);
+                // Counted in the survey when the guess was right (the scatters then only
+                // move); otherwise the first digit is counted and the scatters count the rest.
+                let counts = if td == guess {
+                    first
+                } else if td[0] == guess[0] {
+                    vec![first.swap_remove(0)]
+                } else {
+                    vec![count(&src, &one, td[0])]
+                };
                 // The ping-pong ends in `other` after an odd number of passes, else in `src`.
                 let (res, spare) = if td.len() % 2 == 1 {
                     (other, src)
@@ -911,7 +1135,7 @@ unsafe fn sort_bucket<E: Elem, D: Sink<E>>(
                 } else {
                     [false, true]
                 };
-                run(&src, [&other, &src], &res, res_alias, &one, &td, counts);
+                run_counted(&src, [&other, &src], &res, res_alias, &one, &td, counts);
                 // Keys are now ordered by bits [t, low); runs that tie there are sorted on
                 // [begin, t) (for a large uniform bucket almost every run is one element).
                 let mt = E::B::from_u128(mask & top_mask);
@@ -958,6 +1182,15 @@ unsafe fn sort_bucket<E: Elem, D: Sink<E>>(
         };
         run(&src, [&other, &src], &sink, alias, &one, &digits, counts);
     }
+}
+
+/// Lowest bit of the in-bucket top sort for a bucket of about `2^lg` elements whose varying
+/// bits end below `h`: at least `lg + BUCKET_TOP_EXTRA_BITS` bits, rounded up to whole digits
+/// of `width` (the extra bits cost no pass and make ties rarer), not below `floor`.
+pub(crate) fn top_shift(h: u32, lg: u32, width: u32, floor: u32) -> u32 {
+    let w = width.max(1);
+    let bits = (lg + tuning::BUCKET_TOP_EXTRA_BITS).div_ceil(w) * w;
+    h.saturating_sub(bits).max(floor)
 }
 
 /// Stable insertion sort by `bits() & m` (leaves of a few dozen elements).

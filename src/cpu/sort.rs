@@ -223,10 +223,11 @@ impl<E> Scratch<E> {
     fn new(n: usize) -> Scratch<E> {
         use std::alloc::Layout;
         let bytes = n.saturating_mul(size_of::<E>()).max(1);
+        // At least a cache line: the non-temporal scatter streams whole aligned lines.
         let align = if bytes >= tuning::HUGE_PAGE_MIN {
             tuning::HUGE_PAGE.max(align_of::<E>())
         } else {
-            align_of::<E>()
+            tuning::CACHE_LINE.max(align_of::<E>())
         };
         let layout = match Layout::from_size_align(bytes.next_multiple_of(align), align) {
             Ok(l) => l,

@@ -3,7 +3,7 @@
 //! boundary, and the distributions that break radix sorts (all-equal, sorted, reversed,
 //! reduced entropy).
 
-use super::radix::{plan, Chunks, Digit};
+use super::radix::{plan, Chunks, Digit, Pair};
 use super::{histogram, scan, sort};
 use crate::algorithm::ScanKind;
 use crate::key::{RadixBits, RadixKey};
@@ -287,6 +287,63 @@ fn bucket_top_sort_and_ties() {
     check(&k, &SortOptions::new().bits(0, 60), "tied 10 range");
 }
 
+/// The non-temporal MSD scatter (staged lines streamed out, partial lines at the ends of each
+/// run written element-wise): sizes around its threshold, every element size it takes
+/// (keys of 1 to 16 bytes, pair and argsort records), both orders, bit ranges, few distinct
+/// values (long and empty runs), sorted input (one run per chunk), and thread counts that
+/// split runs between chunks.
+#[test]
+fn nt_scatter() {
+    use super::radix::{nt_min_bytes, use_nt_for_tests};
+    #[repr(C, align(64))]
+    struct Aligned([u8; 64]);
+    let mut buf: Vec<Aligned> = (0..4).map(|_| Aligned([0; 64])).collect();
+    let p = buf.as_mut_ptr();
+    let at = nt_min_bytes() / 4;
+    assert!(use_nt_for_tests(p.cast::<u32>(), at));
+    assert!(!use_nt_for_tests(p.cast::<u32>(), at - 1));
+    assert!(use_nt_for_tests(p.cast::<u8>(), at * 4));
+    assert!(use_nt_for_tests(p.cast::<Pair<u32, u32>>(), at / 2));
+    // Misaligned buffers, records wider than a quarter line and records with padding (moved
+    // as 16-byte vectors, their padding would be read) take the plain scatter.
+    // SAFETY: four bytes into a live allocation.
+    let odd = unsafe { p.cast::<u8>().add(4) };
+    assert!(!use_nt_for_tests(odd.cast::<u32>(), at));
+    assert!(!use_nt_for_tests(p.cast::<Pair<u128, u64>>(), at));
+    assert!(!use_nt_for_tests(p.cast::<Pair<u64, u32>>(), at));
+
+    fn around<K: RadixKey>(seed: u64) {
+        let at = nt_min_bytes() / std::mem::size_of::<K>();
+        for n in [at - 1, at, at + 1] {
+            for d in [Dist::Uniform, Dist::Few, Dist::Sorted] {
+                let keys = gen::<K>(n, d, seed ^ n as u64);
+                for opts in all_orders() {
+                    check(&keys, &opts, &format!("nt {d:?}"));
+                }
+            }
+        }
+        let keys = gen::<K>(at + 3, Dist::LowEntropy, seed);
+        let bits = K::Bits::BITS;
+        check(&keys, &SortOptions::new().bits(1, bits - 1), "nt range");
+        check(&keys, &SortOptions::new().bits(0, bits / 2 + 3), "nt range");
+    }
+    around::<u8>(9);
+    around::<u16>(1);
+    around::<u32>(2);
+    around::<f32>(3);
+    around::<i64>(4);
+    around::<u64>(5);
+    around::<u128>(6);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(3)
+        .build()
+        .unwrap();
+    pool.install(|| {
+        around::<u32>(7);
+        around::<u64>(8);
+    });
+}
+
 /// Chunk boundaries with thread counts that do not divide the length.
 #[test]
 fn odd_thread_counts() {
@@ -467,4 +524,40 @@ fn scans_match_reference() {
         assert_eq!(out, reference::scan(&small, ScanKind::Inclusive));
     }
     assert!(scan::scan_into(&[1u32], &mut [0u32; 2], ScanKind::Inclusive).is_err());
+}
+
+/// The SIMD block scans of 32- and 64-bit integers (16 or 8 elements per step, serial tails):
+/// every length up to three steps, block sizes, wrapping full-range values, both kinds, and
+/// input and output slices that start off a 16-byte boundary.
+#[test]
+fn simd_scans_every_int_type() {
+    fn run<T: crate::sample::ScanElem>(r: &mut Rng, f: fn(u64) -> T) {
+        let mut lens: Vec<usize> = (0..50).collect();
+        lens.extend([
+            tuning::SCAN_BLOCK - 1,
+            tuning::SCAN_BLOCK + 17,
+            2 * tuning::SCAN_BLOCK + 9,
+        ]);
+        for n in lens {
+            let data: Vec<T> = (0..n + 1).map(|_| f(r.next())).collect();
+            for kind in [ScanKind::Inclusive, ScanKind::Exclusive] {
+                for skew in [0, 1] {
+                    let d = &data[skew..skew + n];
+                    let mut out = vec![T::ZERO; n + 1];
+                    scan::scan_into(d, &mut out[1 - skew..1 - skew + n], kind).unwrap();
+                    assert_eq!(
+                        &out[1 - skew..1 - skew + n],
+                        &reference::scan(d, kind)[..],
+                        "{} n={n} {kind} skew={skew}",
+                        T::DTYPE
+                    );
+                }
+            }
+        }
+    }
+    let mut r = Rng(9);
+    run::<u32>(&mut r, |x| x as u32);
+    run::<i32>(&mut r, |x| x as i32);
+    run::<u64>(&mut r, |x| x);
+    run::<i64>(&mut r, |x| x as i64);
 }

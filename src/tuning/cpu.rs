@@ -33,10 +33,12 @@ pub const INSERTION_SORT_MAX: usize = 32;
 /// 0.9x for a plain 7-pass LSD and 0.92x for an 11-bit MSD step plus insertion sorts
 /// (bench/NOTES.md 2026-11-30 v2).
 pub const BUCKET_LSD_MAX_PASSES: usize = 3;
-/// Bits beyond log2(bucket length) that the in-bucket top sort orders by before the tie
-/// fix-up: ties then have ~2^-7 elements on average. 4, 7 and 10 measured within noise of
-/// each other (u64 2^24); 7 with 8-bit digits is 3 passes for buckets of 2^15.
-pub const BUCKET_TOP_EXTRA_BITS: u32 = 7;
+/// Least number of bits beyond log2(bucket length) that the in-bucket top sort orders by
+/// before the tie fix-up (rounded up to whole digits, see `cpu::radix::top_shift`): a key ties
+/// with its neighbour with probability about 2^-4 or less. 4: two 8-bit passes for buckets of
+/// 2^12 (u64 2^20), three for 2^15 (u64 2^24). 4, 7 and 10 measured within noise of each other
+/// at u64 2^24 when the width was not rounded (bench/NOTES.md 2026-11-30 v2).
+pub const BUCKET_TOP_EXTRA_BITS: u32 = 4;
 
 /// Bytes per cache line: the write-combining staging unit.
 pub const CACHE_LINE: usize = 64;
@@ -45,6 +47,12 @@ pub const WC_MAX_RADIX: usize = 1 << 12;
 /// Write-combining staging is off: measured slower than the plain scatter on this machine
 /// (u32 2^24, one thread: 1.01 s vs 0.80 s under heavy shared load), both over memory and in L2.
 pub const WRITE_COMBINING: bool = false;
+/// The MSD scatter of large inputs stages cache lines and streams them out with non-temporal
+/// stores (`cpu::radix::scatter_nt`).
+pub const NT_SCATTER: bool = true;
+/// Data from this many bytes on takes the non-temporal MSD scatter (it would not stay in the
+/// caches for the bucket pass anyway).
+pub const NT_MIN_BYTES: usize = 16 << 20;
 /// Below this many elements the staging buffers cost more than they save.
 pub const WC_MIN_LEN: usize = 1 << 12;
 /// Inputs up to this length take std's stable sort on the radix image instead of LSD passes.
@@ -62,7 +70,7 @@ pub const PAIR_MAX_VALUE: usize = 16;
 /// Samples per rayon task in histograms: large enough to amortise the merge of 256 counters.
 pub const HIST_CHUNK: usize = 1 << 18;
 /// Elements per block of the two-pass scan.
-pub const SCAN_BLOCK: usize = 1 << 16;
+pub const SCAN_BLOCK: usize = 1 << 17;
 
 /// Huge page size for scratch buffers (Linux transparent huge pages, `madvise` mode).
 pub const HUGE_PAGE: usize = 2 << 20;
