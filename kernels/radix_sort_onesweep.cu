@@ -258,6 +258,20 @@ struct TileStorage {
     u32 tile;
 };
 
+// Slot p of the staged tile to its destination: the digit's base plus p (wrapping u32 math).
+__device__ __forceinline__ void scatter_slot(const TileStorage &st, u32 p, key_t *keys_out,
+                                             value_t *vals_out, u32 shift, u32 mask, u32 desc,
+                                             u32 last) {
+    const key_t x = st.keys[p];
+    const u32 dst = st.out_base[digit_of(x, shift, mask)] + p;
+    keys_out[dst] = last ? key_out(x, desc) : x;
+#if HAS_VALUES
+    vals_out[dst] = st.vals[p];
+#else
+    (void)vals_out;
+#endif
+}
+
 // One tile of one digit pass. Order of work, chosen so that the look-back rarely waits:
 //   1. load the keys (warp w owns a contiguous segment, striped by lane);
 //   2. rank each key among the warp's keys of its digit: __match_any_sync finds the peers of
@@ -336,17 +350,19 @@ __device__ __forceinline__ void onesweep_tile(TileStorage &st, const u32 tile,
         st.keys[pos[j]] = k[j];
     }
 #if HAS_VALUES
+    // The values are loaded now and staged after the look-back, whose wait hides their latency
+    // (staged at once, the loads stalled every warp before its look-back).
+    value_t v[ITEMS];
 #pragma unroll
     for (int j = 0; j < ITEMS; j++) {
         u32 p = warp * WARP_ITEMS + j * WARP_THREADS + lane;
         if (p < valid) {
 #if VALUE_BYTES == 4 || VALUE_BYTES == 8
             // argsort: the first pass makes the value the key's input index.
-            value_t v = iota ? (value_t)(base + p) : load<COHERENT>(vals_in + base + p);
+            v[j] = iota ? (value_t)(base + p) : load<COHERENT>(vals_in + base + p);
 #else
-            value_t v = load<COHERENT>(vals_in + base + p);
+            v[j] = load<COHERENT>(vals_in + base + p);
 #endif
-            st.vals[pos[j]] = v;
         }
     }
 #endif
@@ -394,38 +410,27 @@ __device__ __forceinline__ void onesweep_tile(TileStorage &st, const u32 tile,
         // Destination of tile position p with this digit: out_base + p (wrapping u32 math).
         st.out_base[tid] = offsets[tid] + (u32)excl - start;
     }
+#if HAS_VALUES
+#pragma unroll
+    for (int j = 0; j < ITEMS; j++)
+        if (warp * WARP_ITEMS + j * WARP_THREADS + lane < valid) st.vals[pos[j]] = v[j];
+#endif
     __syncthreads();
 
-    // 5. Scatter in tile order.
+    // 5. Scatter in tile order; a slot's value leaves with its key, to the destination found
+    //    once (a separate value loop re-read the key and its digit's base: 2 more shared loads
+    //    and the digit arithmetic per value).
     if (full) {
 #pragma unroll
-        for (int j = 0; j < ITEMS; j++) {
-            u32 p = j * THREADS + tid;
-            key_t x = st.keys[p];
-            u32 dst = st.out_base[digit_of(x, shift, mask)] + p;
-            keys_out[dst] = last ? key_out(x, desc) : x;
-        }
+        for (int j = 0; j < ITEMS; j++)
+            scatter_slot(st, j * THREADS + tid, keys_out, vals_out, shift, mask, desc, last);
     } else {
 #pragma unroll
         for (int j = 0; j < ITEMS; j++) {
             u32 p = j * THREADS + tid;
-            if (p < valid) {
-                key_t x = st.keys[p];
-                u32 dst = st.out_base[digit_of(x, shift, mask)] + p;
-                keys_out[dst] = last ? key_out(x, desc) : x;
-            }
+            if (p < valid) scatter_slot(st, p, keys_out, vals_out, shift, mask, desc, last);
         }
     }
-#if HAS_VALUES
-#pragma unroll
-    for (int j = 0; j < ITEMS; j++) {
-        u32 p = j * THREADS + tid;
-        if (p < valid) {
-            u32 dst = st.out_base[digit_of(st.keys[p], shift, mask)] + p;
-            vals_out[dst] = st.vals[p];
-        }
-    }
-#endif
     __syncthreads();  // the storage is reused by the caller's next tile or pass
 }
 
