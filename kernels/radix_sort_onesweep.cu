@@ -57,66 +57,12 @@ __device__ __forceinline__ void store_status(status_t *p, status_t v) {
     *(volatile status_t *)p = v;
 }
 
-// Histograms of every digit of every pass, in one read of the keys. hist[pass][digit].
-// Lanes spread over HIST_PARTS copies of the block's counters, so that a warp whose keys share
-// a digit (low-entropy inputs) serialises HIST_PARTS times less on one shared address; each
-// thread keeps HIST_UNROLL loads in flight.
-#define MAX_PASSES ((KEY_BITS + RADIX_BITS - 1) / RADIX_BITS)
-#if KEY_BITS <= 32
-#define HIST_PARTS 4
-#elif KEY_BITS == 64
-#define HIST_PARTS 2
-#else
-#define HIST_PARTS 1
-#endif
-#define HIST_UNROLL 4
-extern "C" __global__ void __launch_bounds__(THREADS)
-onesweep_histogram(const key_t *__restrict__ keys, u64 n, u32 *__restrict__ hist, u32 begin_bit,
-                   u32 end_bit, u32 desc, u32 transform) {
-    __shared__ u32 s_hist[HIST_PARTS][MAX_PASSES][RADIX];
-    const u32 passes = (end_bit - begin_bit + RADIX_BITS - 1) / RADIX_BITS;
-    for (u32 i = threadIdx.x; i < HIST_PARTS * MAX_PASSES * RADIX; i += THREADS)
-        (&s_hist[0][0][0])[i] = 0;
-    __syncthreads();
-    u32(*h)[RADIX] = s_hist[lane_id() % HIST_PARTS];
-    const u64 stride = (u64)gridDim.x * THREADS;
-    u64 i = (u64)blockIdx.x * THREADS + threadIdx.x;
-    for (; i + (HIST_UNROLL - 1) * stride < n; i += HIST_UNROLL * stride) {
-        key_t k[HIST_UNROLL];
-#pragma unroll
-        for (int u = 0; u < HIST_UNROLL; u++) k[u] = keys[i + u * stride];
-#pragma unroll
-        for (int u = 0; u < HIST_UNROLL; u++) {
-            key_t x = transform ? key_in(k[u], desc) : k[u];
-            for (u32 p = 0; p < passes; p++) {
-                u32 shift = begin_bit + p * RADIX_BITS;
-                u32 w = min((u32)RADIX_BITS, end_bit - shift);
-                atomicAdd(&h[p][digit_of(x, shift, (1u << w) - 1)], 1u);
-            }
-        }
-    }
-    for (; i < n; i += stride) {
-        key_t x = transform ? key_in(keys[i], desc) : keys[i];
-        for (u32 p = 0; p < passes; p++) {
-            u32 shift = begin_bit + p * RADIX_BITS;
-            u32 w = min((u32)RADIX_BITS, end_bit - shift);
-            atomicAdd(&h[p][digit_of(x, shift, (1u << w) - 1)], 1u);
-        }
-    }
-    __syncthreads();
-    for (u32 i = threadIdx.x; i < passes * RADIX; i += THREADS) {
-        u32 c = 0;
-#pragma unroll
-        for (int q = 0; q < HIST_PARTS; q++) c += (&s_hist[q][0][0])[i];
-        if (c) atomicAdd(&hist[i], c);
-    }
-}
-
-// The same histograms with lane-private counters (as the byte histogram's `hist_lane_private`):
-// the counter of (pass p, digit d) for lane l sits at s[(p * RADIX + d) * 32 + l], so a warp's
-// 32 atomics always fall in 32 different banks whatever the digits (the kernel above pays ~3.5
-// conflicts per atomic on uniform keys). That table is 32 KiB per pass: one launch counts up to
-// LANES_PASSES passes, starting at pass `pass0`, in one block of LANES_THREADS per SM. Keys are
+// Histograms of the digits of every pass, hist[pass][digit], with lane-private counters (as the
+// byte histogram's `hist_lane_private`): the counter of (pass p, digit d) for lane l sits at
+// s[(p * RADIX + d) * 32 + l], so a warp's 32 atomics always fall in 32 different banks whatever
+// the digits (4 sub-histograms per block paid ~3.5 conflicts per atomic on uniform keys). That
+// table is 32 KiB per pass: one launch counts `npasses` (1 to LANES_PASSES, as many as the
+// device's shared memory holds) passes from pass `pass0`, in one block of LANES_THREADS per SM. Keys are
 // read 16 bytes at a time from the first 16-byte boundary; the keys before it and the tail
 // after the last whole vector are counted one by one by block 0.
 #if !defined(LANES_THREADS) || !defined(LANES_PASSES)

@@ -190,16 +190,22 @@ struct ThreePhase {
     scan: ScanScratch,
 }
 
+/// The onesweep sort's digit histogram kernel, the passes it counts per launch (per read of
+/// the keys) and the shared memory that takes.
+struct DigitHistogram {
+    f: CudaFunction,
+    per_launch: u32,
+    shared: u32,
+}
+
 struct Onesweep {
     /// The single-block kernel, when the input fits one block.
     block: Option<CudaFunction>,
     /// The single-launch kernel and its grid (one block per tile), when this shape fits one
     /// resident grid.
     fused: Option<(CudaFunction, u64)>,
-    histogram: CudaFunction,
-    /// The lane-private digit histogram and its shared memory per launch (up to
-    /// `ONESWEEP_HIST_LANES_PASSES` passes), where the device has that much shared memory.
-    histogram_lanes: Option<(CudaFunction, u32)>,
+    /// The digit histogram kernel (lane-private counters) and its passes per launch.
+    histogram: DigitHistogram,
     scan_histogram: CudaFunction,
     pass: CudaFunction,
     /// For sorts where every pass is skipped: generates the indices of an argsort.
@@ -441,12 +447,10 @@ impl CudaBackend {
         } else {
             None
         };
-        let histogram_lanes = self.lanes_histogram(&spec, passes)?;
         Ok(Onesweep {
             block,
             fused,
-            histogram: self.function(&spec, "onesweep_histogram")?,
-            histogram_lanes,
+            histogram: self.digit_histogram(&spec, passes, ONESWEEP_HIST_LANES_PASSES)?,
             scan_histogram: self.function(&spec, "onesweep_scan_histogram")?,
             pass: self.function(&spec, "onesweep_pass")?,
             iota: self.iota_kernel(key)?,
@@ -488,34 +492,34 @@ impl CudaBackend {
             .map_err(|e| driver_err("cuMemsetD8Async", e))
     }
 
-    /// The lane-private digit histogram kernel of `spec` and its shared memory per launch for
-    /// `passes` passes, where the device's opt-in shared memory holds it.
-    fn lanes_histogram(
-        &self,
-        spec: &ModuleSpec,
-        passes: u32,
-    ) -> Result<Option<(CudaFunction, u32)>> {
-        let shared = passes.min(ONESWEEP_HIST_LANES_PASSES) * (1 << ONESWEEP_RADIX_BITS) * 32 * 4;
-        if shared > self.info.shared_per_block_optin {
-            return Ok(None);
-        }
+    /// The digit histogram kernel of `spec` for `passes` passes, counting at most `most` of them
+    /// per launch (fewer where the device's opt-in shared memory holds fewer 32 KiB tables).
+    fn digit_histogram(&self, spec: &ModuleSpec, passes: u32, most: u32) -> Result<DigitHistogram> {
+        let table = (1u32 << ONESWEEP_RADIX_BITS) * 32 * 4;
+        let per_launch = passes
+            .min(most)
+            .min(ONESWEEP_HIST_LANES_PASSES)
+            .min(self.info.shared_per_block_optin / table)
+            .max(1);
         let f = self.function(spec, "onesweep_histogram_lanes")?;
         f.set_attribute(
             cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-            shared as i32,
+            (per_launch * table) as i32,
         )
         .map_err(|e| driver_err("cuFuncSetAttribute(onesweep_histogram_lanes)", e))?;
-        Ok(Some((f, shared)))
+        Ok(DigitHistogram {
+            f,
+            per_launch,
+            shared: per_launch * table,
+        })
     }
 
     /// Adds the digit counts of every pass of the `n` keys at `keys` (radix images taken with
-    /// `desc`) to `hist[pass][digit]` (zeroed by the caller): the lane-private kernel where
-    /// `lanes` is given, else the sub-histogram kernel.
+    /// `desc`) to `hist[pass][digit]` (zeroed by the caller).
     #[allow(clippy::too_many_arguments)]
     fn enqueue_digit_histograms(
         &self,
-        histogram: &CudaFunction,
-        lanes: Option<&(CudaFunction, u32)>,
+        h: &DigitHistogram,
         passes: u32,
         keys: u64,
         n: u64,
@@ -523,38 +527,20 @@ impl CudaBackend {
         (begin, end): (u32, u32),
         desc: u32,
     ) -> Result<()> {
-        let Some((f, shared)) = lanes else {
-            return self.launch(
-                histogram,
-                "onesweep_histogram",
-                self.grid_stride_blocks(n, ONESWEEP_THREADS),
-                ONESWEEP_THREADS,
-                0,
-                &[
-                    KArg::U64(keys),
-                    KArg::U64(n),
-                    KArg::U64(hist),
-                    KArg::U32(begin),
-                    KArg::U32(end),
-                    KArg::U32(desc),
-                    KArg::U32(1),
-                ],
-            );
-        };
         // One block per SM (its counters take most of the shared memory), fewer for small
-        // inputs; passes in groups of ONESWEEP_HIST_LANES_PASSES, each a read of the keys.
+        // inputs; passes in groups of `per_launch`, each a read of the keys.
         let grid = n
             .div_ceil(ONESWEEP_HIST_LANES_THREADS as u64 * 16)
             .clamp(1, self.info.sm_count.max(1) as u64) as u32;
         let mut pass0 = 0;
         while pass0 < passes {
-            let np = (passes - pass0).min(ONESWEEP_HIST_LANES_PASSES);
+            let np = (passes - pass0).min(h.per_launch);
             self.launch(
-                f,
+                &h.f,
                 "onesweep_histogram_lanes",
                 grid,
                 ONESWEEP_HIST_LANES_THREADS,
-                *shared,
+                h.shared,
                 &[
                     KArg::U64(keys),
                     KArg::U64(n),
@@ -574,49 +560,28 @@ impl CudaBackend {
 
     /// The onesweep sort's up-front digit histograms of the `n` keys of type `K` at the device
     /// address `keys` (any element alignment), for `opts`' bit range and order:
-    /// `[pass][digit]` counts of 8-bit digits. `lane_private` picks the lane-private kernel
-    /// (the default where the shared memory allows) or the sub-histogram one. For tests.
+    /// `[pass][digit]` counts of 8-bit digits, counting at most `per_launch` passes per read
+    /// of the keys. For tests.
     #[doc(hidden)]
     pub fn onesweep_digit_histograms<K: RadixKey>(
         &self,
         keys: u64,
         n: usize,
         opts: &SortOptions,
-        lane_private: bool,
+        per_launch: u32,
     ) -> Result<Vec<u32>> {
         let (begin, end) = opts.bit_range(K::Bits::BITS);
         let passes = (end - begin).div_ceil(ONESWEEP_RADIX_BITS);
         let status_bits = if (n as u64) < (1 << 30) { 32 } else { 64 };
         let spec = onesweep_spec(K::DTYPE, 0, status_bits)?;
-        let histogram = self.function(&spec, "onesweep_histogram")?;
-        let lanes = if lane_private {
-            let l = self.lanes_histogram(&spec, passes)?;
-            if l.is_none() {
-                return Err(Error::Unsupported(
-                    "the device's shared memory is too small for the lane-private digit histogram"
-                        .into(),
-                ));
-            }
-            l
-        } else {
-            None
-        };
+        let h = self.digit_histogram(&spec, passes, per_launch)?;
         let words = (passes << ONESWEEP_RADIX_BITS) as usize;
         let _guard = self.lock();
         let hist = self.alloc::<u32>(words, "digit histograms")?;
         let hp = super::dptr(&hist, &self.stream);
         self.memset0(hp, words * 4)?;
         let desc = (opts.order == crate::algorithm::Order::Descending) as u32;
-        self.enqueue_digit_histograms(
-            &histogram,
-            lanes.as_ref(),
-            passes,
-            keys,
-            n as u64,
-            hp,
-            (begin, end),
-            desc,
-        )?;
+        self.enqueue_digit_histograms(&h, passes, keys, n as u64, hp, (begin, end), desc)?;
         let mut out = vec![0u32; words];
         self.stream
             .memcpy_dtoh(&hist, &mut out)
@@ -698,7 +663,6 @@ impl CudaBackend {
         self.memset0(status[0], os.status_bytes)?;
         self.enqueue_digit_histograms(
             &os.histogram,
-            os.histogram_lanes.as_ref(),
             os.passes,
             io[0],
             n,

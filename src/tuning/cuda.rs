@@ -34,7 +34,8 @@ pub const HIST_CHUNK: u64 = 1 << 31;
 
 /// The up-front digit histogram of the onesweep sort (`onesweep_histogram_lanes`): one block of
 /// this many threads per SM, with lane-private counters (32 KiB of shared memory per pass), at
-/// most `ONESWEEP_HIST_LANES_PASSES` passes per read of the keys (128 KiB). It replaced a
+/// most `ONESWEEP_HIST_LANES_PASSES` passes per read of the keys (128 KiB; fewer per read on
+/// devices with less opt-in shared memory). It replaced a
 /// kernel with 4 sub-histograms per block that took 0.61 ms for 2^28 u32 keys on the H200
 /// (1.75 TB/s; bank conflicts, like the byte histogram before its lane-private version).
 pub const ONESWEEP_HIST_LANES_THREADS: u32 = 1024;
