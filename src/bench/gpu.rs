@@ -1005,28 +1005,49 @@ fn scan_case_typed<T: crate::sample::ScanElem + Sync>(
     ))
 }
 
+/// Times one histogram of the peers suite (the default variant): `enqueue(input, counts)` on
+/// rotating device copies of `host`, every one of `want`'s bins compared before timing and after
+/// the last sample. Returns the samples and the number of input copies.
+fn timed_histogram<T: bytemuck::Pod>(
+    b: &CudaBackend,
+    m: &Method,
+    what: &str,
+    host: Vec<T>,
+    want: &[u64],
+    enqueue: impl Fn(u64, u64) -> Result<()>,
+) -> Result<(Vec<f64>, usize)> {
+    let copies = Copies::upload(
+        b,
+        &host,
+        Copies::count_for(b, std::mem::size_of_val(&host[..])),
+    )?;
+    drop(host);
+    let h = b.zeroed_counts(want.len())?;
+    enqueue(copies.ptr(b, 0), h.device_ptr(b))?;
+    data::check_equal(what, &download_counts(b, &h)?, want)?;
+    let samples = measure(
+        b,
+        m,
+        |_| zero(b, h.device_ptr(b), 4 * want.len()),
+        |i| enqueue(copies.ptr(b, i), h.device_ptr(b)),
+    )?;
+    data::check_equal(
+        &format!("{what} (last sample)"),
+        &download_counts(b, &h)?,
+        want,
+    )?;
+    Ok((samples, copies.count()))
+}
+
 /// A 65536-bin histogram of `n` uniform 16-bit samples (the default variant), every bin
 /// checked before timing and after the last sample.
 pub(crate) fn hist16_case(run: &mut Run, b: &CudaBackend, n: usize, m: &Method) -> Result<Record> {
     run.step(format!("peers: histogram u16 n={n}"));
     let host: Vec<u16> = gen::generate(&Distribution::Uniform, n, run.cfg.seed);
     let want = reference::histogram_u16(&host);
-    let copies = Copies::upload(b, &host, Copies::count_for(b, n * 2))?;
-    drop(host);
-    let h = b.zeroed_counts(1 << 16)?;
-    b.enqueue_histogram_u16(copies.ptr(b, 0), n as u64, h.device_ptr(b))?;
-    data::check_equal("histogram u16", &download_counts(b, &h)?, &want)?;
-    let samples = measure(
-        b,
-        m,
-        |_| zero(b, h.device_ptr(b), 4 << 16),
-        |i| b.enqueue_histogram_u16(copies.ptr(b, i), n as u64, h.device_ptr(b)),
-    )?;
-    data::check_equal(
-        "histogram u16 (last sample)",
-        &download_counts(b, &h)?,
-        &want,
-    )?;
+    let (samples, copies) = timed_histogram(b, m, "histogram u16", host, &want, |p, h| {
+        b.enqueue_histogram_u16(p, n as u64, h)
+    })?;
     Ok(Record::from_samples(
         "peers",
         HistogramAlgorithm::Auto.name(),
@@ -1039,7 +1060,7 @@ pub(crate) fn hist16_case(run: &mut Run, b: &CudaBackend, n: usize, m: &Method) 
         "GB/s",
     )?
     .with("bins", 1 << 16)
-    .with("input_copies", copies.count())
+    .with("input_copies", copies)
     .with(
         "checked",
         "every bin, before timing and after the last sample",
@@ -1061,22 +1082,9 @@ pub(crate) fn channels_case(
         .into_iter()
         .flatten()
         .collect();
-    let copies = Copies::upload(b, &host, Copies::count_for(b, n))?;
-    drop(host);
-    let h = b.zeroed_counts(4 * 256)?;
-    b.enqueue_histogram_channels(4, copies.ptr(b, 0), n as u64, h.device_ptr(b))?;
-    data::check_equal("histogram rgba", &download_counts(b, &h)?, &want)?;
-    let samples = measure(
-        b,
-        m,
-        |_| zero(b, h.device_ptr(b), 4 * 1024),
-        |i| b.enqueue_histogram_channels(4, copies.ptr(b, i), n as u64, h.device_ptr(b)),
-    )?;
-    data::check_equal(
-        "histogram rgba (last sample)",
-        &download_counts(b, &h)?,
-        &want,
-    )?;
+    let (samples, copies) = timed_histogram(b, m, "histogram rgba", host, &want, |p, h| {
+        b.enqueue_histogram_channels(4, p, n as u64, h)
+    })?;
     Ok(Record::from_samples(
         "peers",
         HistogramAlgorithm::Auto.name(),
@@ -1091,7 +1099,7 @@ pub(crate) fn channels_case(
     .with("channels", 4)
     .with("pixels", pixels)
     .with("bins", 256)
-    .with("input_copies", copies.count())
+    .with("input_copies", copies)
     .with(
         "checked",
         "every bin of every channel, before timing and after the last sample",
@@ -1113,23 +1121,10 @@ pub(crate) fn hist_case(
     ));
     let host = data::hist_bytes(input, n, run.cfg.seed);
     let want = reference::histogram_u8(&host);
-    let copies = Copies::upload(b, &host, Copies::count_for(b, n))?;
-    drop(host);
-    let h = b.zeroed_counts(256)?;
     let a = HistogramAlgorithm::Auto;
-    b.enqueue_histogram_u8(a, copies.ptr(b, 0), n as u64, h.device_ptr(b))?;
-    data::check_equal("histogram auto", &download_counts(b, &h)?, &want)?;
-    let samples = measure(
-        b,
-        m,
-        |_| zero(b, h.device_ptr(b), 1024),
-        |i| b.enqueue_histogram_u8(a, copies.ptr(b, i), n as u64, h.device_ptr(b)),
-    )?;
-    data::check_equal(
-        "histogram auto (last sample)",
-        &download_counts(b, &h)?,
-        &want,
-    )?;
+    let (samples, copies) = timed_histogram(b, m, "histogram auto", host, &want, |p, h| {
+        b.enqueue_histogram_u8(a, p, n as u64, h)
+    })?;
     Ok(Record::from_samples(
         "peers",
         a.name(),
@@ -1142,5 +1137,5 @@ pub(crate) fn hist_case(
         "GB/s",
     )?
     .with("bins", 256)
-    .with("input_copies", copies.count()))
+    .with("input_copies", copies))
 }
