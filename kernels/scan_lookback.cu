@@ -8,8 +8,9 @@
 //   1. take a tile id from an atomic counter (ids follow the order in which blocks start, so a
 //      tile's predecessors are all running or done and the look-back never waits on a block
 //      that is not yet scheduled);
-//   2. load, reduce each vector, scan the vector sums across the warp and the warp sums across
-//      the block: the tile's aggregate;
+//   2. copy the tile into shared memory (16-byte cp.async, no registers held while in flight),
+//      reduce each vector, scan the vector sums across the warp and the warp sums across the
+//      block: the tile's aggregate;
 //   3. warp 0 publishes the aggregate, looks back over LB_WINDOWS x 32 predecessors per step
 //      (one status load per lane and window, all in flight together) until it meets an
 //      inclusive prefix, then publishes its own inclusive prefix;
@@ -21,13 +22,16 @@
 // block that draws the last tile id resets the counter for the next launch (every other block
 // has drawn its id by then).
 //
-// Memory order. 4-byte types pack flag and value into one 64-bit word written and read with
-// single 64-bit accesses, so a reader never sees a flag without its value. 8-byte types keep
-// flags and values apart: the writer stores the value, fences (release), then stores the flag;
-// the reader loads the flag, fences (acquire), then loads the value. Aggregates and inclusive
-// prefixes have separate value slots, so a reader that saw "aggregate" can never read the
-// inclusive value written later into the same slot.
-//
+// Memory order. No fences: every status is self-validating. 4-byte types pack flag and value
+// into one 64-bit word written and read with single 64-bit accesses, so a reader never sees a
+// flag without its value. 8-byte types split the value into two 32-bit halves, each packed with
+// the flag into a 64-bit word; the two words of a tile are written and read together (one
+// 16-byte access where the hardware makes it one, two 64-bit accesses otherwise, each of them
+// single-copy atomic). A reader takes the status only when both words carry the same flag:
+// a tile publishes at most once per state and launch, so equal flags mean both halves come
+// from the same publication (an aggregate half next to an inclusive half reads as "not ready",
+// and the next step reads it again).
+
 // Float sums are not associated left to right: within a thread, then across the warp and the
 // block, then across tiles in whatever grouping the look-back met; the result may differ from
 // run to run in the last bits.
@@ -65,21 +69,15 @@ union Vec {
     scan_t e[VEC_ITEMS];
 };
 
-// The bits of a 4-byte element and back.
+// The bits of an element and back.
 union Bits32 {
     u32 u;
     scan_t x;
 };
-
-// Acquire/release fence at device scope (cheaper than the sequentially consistent
-// __threadfence where the architecture has it).
-__device__ __forceinline__ void fence_acq_rel_gpu() {
-#if __CUDA_ARCH__ >= 700
-    asm volatile("fence.acq_rel.gpu;" ::: "memory");
-#else
-    __threadfence();
-#endif
-}
+union Bits64 {
+    u64 u;
+    scan_t x;
+};
 
 // The flag of a status: (epoch << 2) | state.
 __device__ __forceinline__ u32 state_of(u32 flag, u32 epoch) {
@@ -89,9 +87,8 @@ __device__ __forceinline__ u32 state_of(u32 flag, u32 epoch) {
 // Scratch layout (the host sizes it with the same formulas, src/cuda/scan.rs):
 //   [0, 16)                       u32 tile counter, padding
 //   4-byte types:  u64 status[cap]            (flag << 32 | value bits)
-//   8-byte types:  u32 flags[cap], padded to 16 bytes; scan_t agg[cap]; scan_t inc[cap]
-// `cap` is the scratch's capacity in tiles (fixed for its lifetime, so the regions never move
-// and a flag word is never reinterpreted as a value).
+//   8-byte types:  u64 status[cap][2]         (flag << 32 | low half, flag << 32 | high half)
+// `cap` is the scratch's capacity in tiles (fixed for its lifetime).
 struct Status {
     u8 *base;
     u32 cap;
@@ -114,30 +111,25 @@ struct Status {
         value = b.x;
         return state_of((u32)(w >> 32), epoch);
     }
-    __device__ __forceinline__ void after_flags() const {}
-    __device__ __forceinline__ scan_t value(u32, u32, scan_t loaded) const { return loaded; }
 #else
-    __device__ __forceinline__ volatile u32 *flags() const { return (volatile u32 *)(base + 16); }
-    __device__ __forceinline__ size_t flags_bytes() const { return ((size_t)cap * 4 + 15) / 16 * 16; }
-    __device__ __forceinline__ volatile scan_t *agg() const {
-        return (volatile scan_t *)(base + 16 + flags_bytes());
-    }
-    __device__ __forceinline__ volatile scan_t *inc() const {
-        return (volatile scan_t *)(base + 16 + flags_bytes() + (size_t)cap * sizeof(scan_t));
-    }
+    __device__ __forceinline__ u64 *words() const { return (u64 *)(base + 16); }
     __device__ __forceinline__ void publish(u32 tile, u32 state, scan_t value) const {
-        if (state == ST_AGGREGATE) agg()[tile] = value; else inc()[tile] = value;
-        fence_acq_rel_gpu();  // release: the value before the flag
-        flags()[tile] = (epoch << 2) | state;
+        Bits64 b;
+        b.x = value;
+        const u64 flag = (u64)((epoch << 2) | state) << 32;
+        const u64 lo = flag | (b.u & 0xffffffffull), hi = flag | (b.u >> 32);
+        asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};"
+                     :: "l"(words() + 2 * (u64)tile), "l"(lo), "l"(hi) : "memory");
     }
     __device__ __forceinline__ u32 load(u32 tile, scan_t &value) const {
-        value = scan_t(0);
-        return state_of(flags()[tile], epoch);
-    }
-    // Acquire: value loads after this see the values published before the flags read.
-    __device__ __forceinline__ void after_flags() const { fence_acq_rel_gpu(); }
-    __device__ __forceinline__ scan_t value(u32 tile, u32 state, scan_t) const {
-        return state == ST_AGGREGATE ? agg()[tile] : inc()[tile];
+        u64 lo, hi;
+        asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];"
+                     : "=l"(lo), "=l"(hi) : "l"(words() + 2 * (u64)tile) : "memory");
+        Bits64 b;
+        b.u = (lo & 0xffffffffull) | (hi << 32);
+        value = b.x;
+        const u32 flag = (u32)(lo >> 32);
+        return flag == (u32)(hi >> 32) ? state_of(flag, epoch) : ST_INVALID;
     }
 #endif
 };
@@ -194,14 +186,13 @@ __device__ __forceinline__ scan_t look_back(const Status &st, u32 tile) {
             __nanosleep(32);
 #endif
         }
-        st.after_flags();
         scan_t part = scan_t(0);
 #pragma unroll
         for (int k = 0; k < LB_WINDOWS; k++) {
             u32 d = k * WARP_THREADS + lane;
             if (d <= nearest && d < WARP_THREADS * LB_WINDOWS) {
                 i64 p = end - 1 - (i64)d;
-                if (p >= 0) part = part + st.value((u32)p, state[k], val[k]);
+                if (p >= 0) part = part + val[k];
             }
         }
         prefix = warp_sum(part) + prefix;
@@ -213,7 +204,15 @@ __device__ __forceinline__ scan_t look_back(const Status &st, u32 tile) {
 // `in` and `out` may be the same buffer (each block reads its whole tile before it writes it).
 // `shift`: elements between the 16-byte boundary below `in` and `in`; the tiles cover the
 // virtual index range [0, n + shift) from that boundary, so every full tile is aligned.
-extern "C" __global__ void __launch_bounds__(THREADS)
+#ifndef MIN_BLOCKS
+#error "MIN_BLOCKS (minimum resident blocks per SM, 0 for none) must be defined"
+#endif
+#if MIN_BLOCKS > 0
+#define SCAN_BOUNDS __launch_bounds__(THREADS, MIN_BLOCKS)
+#else
+#define SCAN_BOUNDS __launch_bounds__(THREADS)
+#endif
+extern "C" __global__ void SCAN_BOUNDS
 scan_lookback(const scan_t *in, scan_t *out, u64 n, u32 shift, u8 *scratch, u32 cap, u32 epoch,
               u32 inclusive) {
     __shared__ u32 s_tile;
@@ -221,9 +220,18 @@ scan_lookback(const scan_t *in, scan_t *out, u64 n, u32 shift, u8 *scratch, u32 
     __shared__ scan_t s_prefix;
     const Status st{scratch, cap, epoch};
     const u32 lane = lane_id(), warp = warp_id();
+#ifndef SCAN_TICKET
+#error "SCAN_TICKET (1: tile ids from an atomic counter) must be defined"
+#endif
     if (threadIdx.x == 0) {
+#if SCAN_TICKET
         u32 t = atomicAdd(st.counter(), 1u);
         if (t == gridDim.x - 1) atomicExch(st.counter(), 0u);  // every block has its id now
+#else
+        // Experiment only (HISTOSORT_KERNEL_DEFINES=SCAN_TICKET=0): the block index, which
+        // saves the atomic's round trip but relies on blocks starting in index order.
+        u32 t = blockIdx.x;
+#endif
         s_tile = t;
     }
     __syncthreads();
@@ -237,19 +245,31 @@ scan_lookback(const scan_t *in, scan_t *out, u64 n, u32 shift, u8 *scratch, u32 
     const u64 tile_lo = (u64)tile * TILE_ITEMS;
     const bool full = tile_lo >= shift && tile_lo + TILE_ITEMS - shift <= n;
 
-    Vec x[VECS];
+    // The tile is staged in shared memory, not registers: 16-byte cp.async copies hold no
+    // registers while in flight, so the block needs few registers and more blocks (and more
+    // bytes in flight) fit on an SM. Each thread reads back only the vectors it copied itself.
+    __shared__ uint4 s_data[TILE_VECS];
+    uint4 *mine = s_data + warp * WARP_VECS + lane;  // this thread's vector j: mine[j * 32]
     if (full && aligned_in) {
         const uint4 *src = (const uint4 *)in_vec + (u64)tile * TILE_VECS + warp * WARP_VECS + lane;
 #pragma unroll
-        for (int j = 0; j < VECS; j++) x[j].v = __ldcs(src + j * WARP_THREADS);
+        for (int j = 0; j < VECS; j++) {
+            const u32 dst = (u32)__cvta_generic_to_shared(mine + j * WARP_THREADS);
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst),
+                         "l"(src + j * WARP_THREADS)
+                         : "memory");
+        }
+        asm volatile("cp.async.commit_group;\n\tcp.async.wait_all;" ::: "memory");
     } else {
 #pragma unroll
         for (int j = 0; j < VECS; j++) {
+            Vec x;
 #pragma unroll
             for (int e = 0; e < VEC_ITEMS; e++) {
                 u64 v = vbase + (u64)j * WARP_THREADS * VEC_ITEMS + e;
-                x[j].e[e] = (v >= shift && v - shift < n) ? in[v - shift] : scan_t(0);
+                x.e[e] = (v >= shift && v - shift < n) ? in[v - shift] : scan_t(0);
             }
+            mine[j * WARP_THREADS] = x.v;
         }
     }
 
@@ -257,9 +277,11 @@ scan_lookback(const scan_t *in, scan_t *out, u64 n, u32 shift, u8 *scratch, u32 
     scan_t inc[VECS], exc[VECS];
 #pragma unroll
     for (int j = 0; j < VECS; j++) {
-        scan_t s = x[j].e[0];
+        Vec x;
+        x.v = mine[j * WARP_THREADS];
+        scan_t s = x.e[0];
 #pragma unroll
-        for (int e = 1; e < VEC_ITEMS; e++) s = s + x[j].e[e];
+        for (int e = 1; e < VEC_ITEMS; e++) s = s + x.e[e];
         inc[j] = s;
     }
 #pragma unroll
@@ -303,28 +325,27 @@ scan_lookback(const scan_t *in, scan_t *out, u64 n, u32 shift, u8 *scratch, u32 
     __syncthreads();
     const scan_t base = s_prefix + warp_prefix;
 
+    const bool vec_out = full && aligned_out;
+    uint4 *dst = (uint4 *)((u64)out - (u64)shift * sizeof(scan_t)) + (u64)tile * TILE_VECS +
+                 warp * WARP_VECS + lane;
 #pragma unroll
     for (int j = 0; j < VECS; j++) {
+        Vec x;
+        x.v = mine[j * WARP_THREADS];
         scan_t r = base + exc[j];
 #pragma unroll
         for (int e = 0; e < VEC_ITEMS; e++) {
             scan_t before = r;
-            r = r + x[j].e[e];
-            x[j].e[e] = inclusive ? r : before;
+            r = r + x.e[e];
+            x.e[e] = inclusive ? r : before;
         }
-    }
-    if (full && aligned_out) {
-        uint4 *dst = (uint4 *)((u64)out - (u64)shift * sizeof(scan_t)) + (u64)tile * TILE_VECS +
-                     warp * WARP_VECS + lane;
-#pragma unroll
-        for (int j = 0; j < VECS; j++) __stcs(dst + j * WARP_THREADS, x[j].v);
-    } else {
-#pragma unroll
-        for (int j = 0; j < VECS; j++) {
+        if (vec_out) {
+            __stcs(dst + j * WARP_THREADS, x.v);
+        } else {
 #pragma unroll
             for (int e = 0; e < VEC_ITEMS; e++) {
                 u64 v = vbase + (u64)j * WARP_THREADS * VEC_ITEMS + e;
-                if (v >= shift && v - shift < n) out[v - shift] = x[j].e[e];
+                if (v >= shift && v - shift < n) out[v - shift] = x.e[e];
             }
         }
     }

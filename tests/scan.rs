@@ -21,9 +21,9 @@ fn sizes() -> Vec<usize> {
         let t = histosort::tuning::cuda::scan_lb_tile(bytes) as usize;
         v.extend([t - 1, t, t + 1, 2 * t - 1, 2 * t, 2 * t + 1, 37 * t + 5]);
     }
-    // A look-back window of 32 x SCAN_LB_WINDOWS tiles, and one more tile.
+    // A look-back window of 32 x windows tiles, and one more tile.
     let t = histosort::tuning::cuda::scan_lb_tile(4) as usize;
-    let w = 32 * histosort::tuning::cuda::SCAN_LB_WINDOWS as usize;
+    let w = 32 * histosort::tuning::cuda::scan_lb_shape().windows as usize;
     v.extend([w * t, (w + 1) * t + 3]);
     v.extend([
         65_535,

@@ -7,11 +7,20 @@
 //   cub_bench [--warmups W] [--samples S] [--seed X] CASE...
 //   CASE: sort-keys T N | sort-pairs T N | sort-keys-bits T N BEGIN END
 //         | histogram-even-u8 N DISTINCT | histogram-entropy-u8 N WORDS | histogram-even-u16 N | multi-histogram-rgba PIXELS
+//         | histogram-even S N BINS | histogram-range S N BINS
 //         | exclusive-sum T N | inclusive-sum T N | copy BYTES
 //   T: u32, u64 or f32 (sort-pairs: u32 keys with u32 values)
 //   Scan inputs: u32 below 2^16, u64 full-width (the sums wrap), f32 small integers in [-8, 8]
 //   (mean zero: every partial sum stays far below 2^24 and is exact in any order, so every
 //   element is compared exactly).
+//   Bins inputs (S: f32, i32 or u32; the same definitions as histosort's side, src/bench/gpu.rs):
+//   h = mix64(i ^ (seed << 1)); even bins over f32 [-1, 1) take bin-centred samples
+//   -1 + (k + 0.5) * 2 / BINS with k = h % (BINS + 2m) - m, m = BINS / 8 + 1 (about a fifth fall
+//   outside the range; no sample lies near a bin edge, so every way of rounding agrees);
+//   i32 samples are -1.25e9 + h % 2.5e9 over [-1e9, 1e9), u32 samples are h over [1e8, 4e9);
+//   range bins use the same ranges with boundaries lower + (upper - lower) * (j + j^2 / BINS)
+//   / (2 BINS) (uneven: gaps of 1/2 to 3/2 of an even bin), f32 samples uniform in
+//   [-1.25, 1.25). Every bin is compared with a host count.
 //
 // Build: nvcc -O3 -std=c++17 -arch=sm_90 -o cub_bench cub_bench.cu
 
@@ -19,6 +28,7 @@
 #include <cuda/std/array>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -403,6 +413,122 @@ void histogram_u16_case(const Timing& t, size_t n) {
   cudaGetLastError();
 }
 
+// Bins inputs (see the header).
+struct BinsSpec {
+  double lower, upper;
+};
+template <typename S>
+BinsSpec bins_spec();
+template <>
+BinsSpec bins_spec<float>() { return {-1.0, 1.0}; }
+template <>
+BinsSpec bins_spec<int32_t>() { return {-1e9, 1e9}; }
+template <>
+BinsSpec bins_spec<uint32_t>() { return {1e8, 4e9}; }
+
+template <typename S>
+__global__ void fill_bins(S* out, size_t n, uint64_t seed, uint32_t bins, bool centred) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+    uint64_t h = mix64(i ^ (seed << 1));
+    if ((S)0.5 != (S)0) {
+      if (centred) {
+        int64_t m = bins / 8 + 1;
+        int64_t k = (int64_t)(h % (uint64_t)(bins + 2 * m)) - m;
+        out[i] = (S)(-1.0 + ((double)k + 0.5) * 2.0 / bins);
+      } else {
+        out[i] = (S)(-1.25 + 2.5 * ((double)(h >> 11) * 0x1.0p-53));
+      }
+    } else if ((S)-1 < (S)0) {
+      out[i] = (S)(-1250000000ll + (int64_t)(h % 2500000000ull));
+    } else {
+      out[i] = (S)h;
+    }
+  }
+}
+
+template <typename S>
+std::vector<S> range_levels(uint32_t bins) {
+  BinsSpec r = bins_spec<S>();
+  std::vector<S> v(bins + 1);
+  for (uint32_t j = 0; j <= bins; ++j) {
+    double f = ((double)j + (double)j * j / bins) / (2.0 * bins);
+    v[j] = (S)(r.lower + (r.upper - r.lower) * f);
+  }
+  v[bins] = (S)r.upper;
+  return v;
+}
+
+template <typename S>
+const char* sample_name();
+template <>
+const char* sample_name<float>() { return "f32"; }
+template <>
+const char* sample_name<int32_t>() { return "i32"; }
+template <>
+const char* sample_name<uint32_t>() { return "u32"; }
+
+// HistogramEven / HistogramRange of n samples of S into `bins` bins; every bin checked.
+template <typename S>
+void bins_case(const Timing& t, size_t n, uint32_t bins, bool range) {
+  std::string fields = case_fields(range ? "histogram-range" : "histogram-even", sample_name<S>(), n, 0, 0, (int)bins);
+  S* samples = nullptr;
+  S* levels_d = nullptr;
+  unsigned int* hist = nullptr;
+  void* temp = nullptr;
+  try {
+    if (bins < 1) throw Failure{"bins must be at least 1"};
+    const BinsSpec r = bins_spec<S>();
+    check_cuda(cudaMalloc(&samples, n * sizeof(S)), "cudaMalloc samples");
+    check_cuda(cudaMalloc(&hist, bins * sizeof(unsigned int)), "cudaMalloc histogram");
+    fill_bins<S><<<kBlocks, kThreads>>>(samples, n, t.seed, bins, !range);
+    check_cuda(cudaGetLastError(), "fill");
+    const int num = (int)n;
+    const int num_levels = (int)bins + 1;
+    const S lower = (S)r.lower, upper = (S)r.upper;
+    std::vector<S> levels = range_levels<S>(bins);
+    check_cuda(cudaMalloc(&levels_d, levels.size() * sizeof(S)), "cudaMalloc levels");
+    check_cuda(cudaMemcpy(levels_d, levels.data(), levels.size() * sizeof(S), cudaMemcpyHostToDevice), "copy levels");
+    size_t temp_bytes = 0;
+    if (range) check_cuda(cub::DeviceHistogram::HistogramRange(nullptr, temp_bytes, samples, hist, num_levels, levels_d, num), "HistogramRange (size)");
+    else check_cuda(cub::DeviceHistogram::HistogramEven(nullptr, temp_bytes, samples, hist, num_levels, lower, upper, num), "HistogramEven (size)");
+    check_cuda(cudaMalloc(&temp, temp_bytes > 0 ? temp_bytes : 1), "cudaMalloc temp");
+    auto op = [&]() {
+      size_t bytes = temp_bytes;
+      if (range) check_cuda(cub::DeviceHistogram::HistogramRange(temp, bytes, samples, hist, num_levels, levels_d, num), "HistogramRange");
+      else check_cuda(cub::DeviceHistogram::HistogramEven(temp, bytes, samples, hist, num_levels, lower, upper, num), "HistogramEven");
+    };
+    op();
+    check_cuda(cudaDeviceSynchronize(), "first histogram");
+    std::vector<S> host(n);
+    std::vector<unsigned int> h(bins), want(bins, 0);
+    check_cuda(cudaMemcpy(host.data(), samples, n * sizeof(S), cudaMemcpyDeviceToHost), "copy back");
+    check_cuda(cudaMemcpy(h.data(), hist, bins * sizeof(unsigned int), cudaMemcpyDeviceToHost), "copy back");
+    for (S x : host) {
+      if (range) {
+        size_t b = std::upper_bound(levels.begin(), levels.end(), x) - levels.begin();
+        if (b >= 1 && b <= bins) want[b - 1]++;
+      } else if (x >= lower && x < upper) {
+        uint64_t b;
+        if ((S)0.5 != (S)0) b = (uint64_t)(((double)x - r.lower) / (r.upper - r.lower) * bins);
+        else b = (uint64_t)((int64_t)x - (int64_t)lower) * bins / (uint64_t)((int64_t)upper - (int64_t)lower);
+        want[b < bins ? b : bins - 1]++;
+      }
+    }
+    for (uint32_t b = 0; b < bins; ++b) {
+      if (h[b] != want[b]) throw Failure{"bin " + std::to_string(b) + ": " + std::to_string(h[b]) + ", expected " + std::to_string(want[b])};
+    }
+    std::vector<float> times = time_op(t, op);
+    print_result(fields, temp_bytes, "every bin", times);
+  } catch (const Failure& f) {
+    print_error(fields, f.message);
+  }
+  cudaFree(samples);
+  cudaFree(levels_d);
+  cudaFree(hist);
+  cudaFree(temp);
+  cudaGetLastError();
+}
+
 // RGBA pixels (uniform bytes): 4 channels of 256 bins, every bin checked on the host.
 void multi_histogram_case(const Timing& t, size_t pixels) {
   std::string fields = case_fields("multi-histogram-rgba", "u8", pixels, 0, 0, 256);
@@ -537,6 +663,17 @@ int main(int argc, char** argv) {
       need(2);
       histogram_case(t, parse_size(argv[i + 1]), 0, atoi(argv[i + 2]));
       i += 3;
+    } else if (c == "histogram-even" || c == "histogram-range") {
+      need(3);
+      std::string ty = argv[i + 1];
+      size_t n = parse_size(argv[i + 2]);
+      uint32_t bins = (uint32_t)strtoul(argv[i + 3], nullptr, 10);
+      bool range = c == "histogram-range";
+      if (ty == "f32") bins_case<float>(t, n, bins, range);
+      else if (ty == "i32") bins_case<int32_t>(t, n, bins, range);
+      else if (ty == "u32") bins_case<uint32_t>(t, n, bins, range);
+      else print_error(case_fields(c.c_str(), ty.c_str(), n, 0, 0, (int)bins), "unsupported sample type");
+      i += 4;
     } else if (c == "exclusive-sum" || c == "inclusive-sum") {
       need(2);
       std::string ty = argv[i + 1];

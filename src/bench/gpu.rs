@@ -1139,3 +1139,130 @@ pub(crate) fn hist_case(
     .with("bins", 256)
     .with("input_copies", copies))
 }
+
+/// A sample type of the bins cases of the peers suite, with the inputs of
+/// bench/cub/cub_bench.cu (same ranges, boundaries and sample definitions).
+pub(crate) trait BinsSample: crate::sample::Sample + bytemuck::Pod {
+    const LOWER: f64;
+    const UPPER: f64;
+    /// Sample `i`'s value from its hash `h`: bin-centred for even float bins (`centred`).
+    fn sample(h: u64, bins: u32, centred: bool) -> Self;
+    fn from_f64(x: f64) -> Self;
+}
+
+impl BinsSample for f32 {
+    const LOWER: f64 = -1.0;
+    const UPPER: f64 = 1.0;
+    fn sample(h: u64, bins: u32, centred: bool) -> f32 {
+        if centred {
+            let m = bins as i64 / 8 + 1;
+            let k = (h % (bins as u64 + 2 * m as u64)) as i64 - m;
+            (-1.0 + (k as f64 + 0.5) * 2.0 / bins as f64) as f32
+        } else {
+            (-1.25 + 2.5 * ((h >> 11) as f64 * (1.0 / (1u64 << 53) as f64))) as f32
+        }
+    }
+    fn from_f64(x: f64) -> f32 {
+        x as f32
+    }
+}
+
+impl BinsSample for i32 {
+    const LOWER: f64 = -1e9;
+    const UPPER: f64 = 1e9;
+    fn sample(h: u64, _: u32, _: bool) -> i32 {
+        (-1_250_000_000i64 + (h % 2_500_000_000) as i64) as i32
+    }
+    fn from_f64(x: f64) -> i32 {
+        x as i32
+    }
+}
+
+impl BinsSample for u32 {
+    const LOWER: f64 = 1e8;
+    const UPPER: f64 = 4e9;
+    fn sample(h: u64, _: u32, _: bool) -> u32 {
+        h as u32
+    }
+    fn from_f64(x: f64) -> u32 {
+        x as u32
+    }
+}
+
+/// The distribution name of a bins case's samples.
+pub(crate) fn bins_distribution(dtype: &str, range: bool) -> &'static str {
+    if dtype == "f32" && !range {
+        "bin-centred"
+    } else {
+        "uniform"
+    }
+}
+
+/// Even or range bins of `n` samples of `S` into `bins` bins (the default variant), every bin
+/// checked against the reference before timing and after the last sample.
+pub(crate) fn bins_case<S: BinsSample>(
+    run: &mut Run,
+    b: &CudaBackend,
+    n: usize,
+    bins: u32,
+    range: bool,
+    m: &Method,
+) -> Result<Record> {
+    let kind = if range { "range" } else { "even" };
+    let dtype = S::DTYPE.to_string();
+    run.step(format!("peers: histogram {dtype} {kind} {bins} bins n={n}"));
+    let seed = run.cfg.seed;
+    let host: Vec<S> = (0..n as u64)
+        .map(|i| {
+            S::sample(
+                gen::mix64((i ^ (seed << 1)).wrapping_add(0x9e37_79b9_7f4a_7c15)),
+                bins,
+                !range,
+            )
+        })
+        .collect();
+    let (lower, upper) = (S::from_f64(S::LOWER), S::from_f64(S::UPPER));
+    let levels: Vec<S> = (0..=bins)
+        .map(|j| {
+            if j == bins {
+                upper
+            } else {
+                let f = (j as f64 + j as f64 * j as f64 / bins as f64) / (2.0 * bins as f64);
+                S::from_f64(S::LOWER + (S::UPPER - S::LOWER) * f)
+            }
+        })
+        .collect();
+    let want = if range {
+        reference::histogram_range(&host, &levels)?
+    } else {
+        reference::histogram_even(&host, bins as usize, lower, upper)?
+    };
+    let bounds = DeviceBuffer::upload(b, &levels)?;
+    let what = format!("histogram {dtype} {kind} {bins} bins");
+    let a = HistogramAlgorithm::Auto;
+    let (samples, copies) = timed_histogram(b, m, &what, host, &want, |p, h| {
+        if range {
+            b.enqueue_histogram_range::<S>(p, n as u64, bounds.device_ptr(b), levels.len(), h, a)
+        } else {
+            b.enqueue_histogram_even(p, n as u64, bins as usize, lower, upper, h, a)
+        }
+    })?;
+    Ok(Record::from_samples(
+        "peers",
+        a.name(),
+        "histosort",
+        &dtype,
+        n as u64,
+        bins_distribution(&dtype, range),
+        samples,
+        (n * std::mem::size_of::<S>()) as f64,
+        "GB/s",
+    )?
+    .with("bins", bins)
+    .with("kind", kind)
+    .with("input_copies", copies)
+    .with(
+        "checked",
+        "every bin, before timing and after the last sample",
+    ))
+}

@@ -55,6 +55,14 @@ pub enum PeerCase {
         n: usize,
         inclusive: bool,
     },
+    /// Even (`range: false`) or range bins of `n` samples of `dtype` (f32, i32 or u32) into
+    /// `bins` bins; the inputs are defined in bench/cub/cub_bench.cu's header.
+    HistogramBins {
+        dtype: &'static str,
+        n: usize,
+        bins: u32,
+        range: bool,
+    },
     /// 65536 bins of `n` uniform 16-bit samples.
     Histogram16 {
         n: usize,
@@ -107,6 +115,22 @@ impl PeerCase {
                 dtype.to_string(),
                 n.to_string(),
             ],
+            PeerCase::HistogramBins {
+                dtype,
+                n,
+                bins,
+                range,
+            } => vec![
+                if *range {
+                    "histogram-range"
+                } else {
+                    "histogram-even"
+                }
+                .into(),
+                dtype.to_string(),
+                n.to_string(),
+                bins.to_string(),
+            ],
             PeerCase::Histogram16 { n } => vec!["histogram-even-u16".into(), n.to_string()],
             PeerCase::HistogramRgba { pixels } => {
                 vec!["multi-histogram-rgba".into(), pixels.to_string()]
@@ -133,6 +157,12 @@ impl PeerCase {
                 "{}-sum {dtype}",
                 if *inclusive { "inclusive" } else { "exclusive" }
             ),
+            PeerCase::HistogramBins {
+                dtype, bins, range, ..
+            } => format!(
+                "histogram {dtype} {} {bins} bins",
+                if *range { "range" } else { "even" }
+            ),
             PeerCase::Histogram16 { .. } => "histogram u16 65536 bins".into(),
             PeerCase::HistogramRgba { .. } => "histogram rgba 4x256 bins".into(),
             PeerCase::Copy { .. } => "copy".into(),
@@ -147,6 +177,7 @@ impl PeerCase {
             | PeerCase::Histogram { n, .. }
             | PeerCase::HistogramEntropy { n, .. }
             | PeerCase::Scan { n, .. }
+            | PeerCase::HistogramBins { n, .. }
             | PeerCase::Histogram16 { n } => *n,
             PeerCase::HistogramRgba { pixels } => *pixels,
             PeerCase::Copy { bytes } => *bytes,
@@ -210,6 +241,25 @@ pub fn cases(quick: bool, sizes: Option<&[usize]>) -> Vec<PeerCase> {
             n: big,
             inclusive,
         });
+    }
+    // Issue 6: even and range bins over f32, i32 and u32 samples; a bin count for each kind of
+    // counters (32 lane copies, 2 copies, global memory).
+    let bins_n = if quick { 1 << 22 } else { 1 << 26 };
+    for dtype in ["f32", "i32", "u32"] {
+        for (bins, range) in [
+            (100, false),
+            (4096, false),
+            (1 << 20, false),
+            (100, true),
+            (4096, true),
+        ] {
+            v.push(PeerCase::HistogramBins {
+                dtype,
+                n: bins_n,
+                bins,
+                range,
+            });
+        }
     }
     v.push(PeerCase::Histogram16 { n: big });
     v.push(PeerCase::HistogramRgba { pixels: big });
@@ -336,6 +386,16 @@ impl CubLine {
                 2.0 * n,
                 "GB/s",
             ),
+            "histogram-even" | "histogram-range" => (
+                if self.case == "histogram-even" {
+                    "DeviceHistogram::HistogramEven"
+                } else {
+                    "DeviceHistogram::HistogramRange"
+                },
+                gpu::bins_distribution(&self.dtype, self.case == "histogram-range").to_string(),
+                4.0 * n,
+                "GB/s",
+            ),
             // n is pixels here; the record counts bytes (samples), as histosort's does.
             "multi-histogram-rgba" => (
                 "DeviceHistogram::MultiHistogramEven<4,4>",
@@ -377,6 +437,14 @@ impl CubLine {
             "histogram-even-u8" => r.with("distinct", self.distinct).with("bins", 256),
             "histogram-entropy-u8" => r.with("bins", 256),
             "histogram-even-u16" => r.with("bins", 65536),
+            "histogram-even" | "histogram-range" => r.with("bins", self.distinct).with(
+                "kind",
+                if self.case == "histogram-even" {
+                    "even"
+                } else {
+                    "range"
+                },
+            ),
             "multi-histogram-rgba" => r
                 .with("channels", 4)
                 .with("pixels", self.n)
@@ -403,6 +471,9 @@ impl CubLine {
             PeerCase::SortKeys { dtype, .. } | PeerCase::Scan { dtype, .. } => self.dtype == *dtype,
             PeerCase::Histogram { distinct, .. } => self.distinct == *distinct,
             PeerCase::HistogramEntropy { preset, .. } => self.distinct == entropy_words(*preset),
+            PeerCase::HistogramBins { dtype, bins, .. } => {
+                self.dtype == *dtype && self.distinct == *bins
+            }
             PeerCase::SortKeysBits { begin, end, .. } => {
                 self.begin_bit == *begin as i32 && self.end_bit == *end as i32
             }
@@ -575,6 +646,16 @@ fn histosort_case(run: &mut Run, b: &CudaBackend, c: &PeerCase) -> Result<Record
             r.variant = ScanAlgorithm::Auto.name().into();
             r
         }
+        PeerCase::HistogramBins {
+            dtype,
+            n,
+            bins,
+            range,
+        } => match *dtype {
+            "f32" => gpu::bins_case::<f32>(run, b, *n, *bins, *range, &m)?,
+            "i32" => gpu::bins_case::<i32>(run, b, *n, *bins, *range, &m)?,
+            _ => gpu::bins_case::<u32>(run, b, *n, *bins, *range, &m)?,
+        },
         PeerCase::Histogram16 { n } => gpu::hist16_case(run, b, *n, &m)?,
         PeerCase::HistogramRgba { pixels } => gpu::channels_case(run, b, *pixels, &m)?,
         PeerCase::Copy { bytes } => {

@@ -7,8 +7,8 @@ use crate::error::{Error, Result};
 use crate::key::DType;
 use crate::sample::Sample;
 use crate::tuning::cuda::{
-    HIST16_MIN_SAMPLES_PER_BLOCK, HIST16_THREADS, HIST16_VECS, HIST_CHANNELS_THREADS, HIST_CHUNK,
-    HIST_SHARED_BYTES, HIST_THREADS,
+    HIST16_MIN_SAMPLES_PER_BLOCK, HIST16_THREADS, HIST16_VECS, HIST_BINS_COPIES_BYTES,
+    HIST_CHANNELS_THREADS, HIST_CHUNK, HIST_SHARED_BYTES, HIST_THREADS,
 };
 
 pub(crate) fn u8_spec() -> ModuleSpec {
@@ -199,6 +199,87 @@ impl CudaBackend {
         }
     }
 
+    /// Sub-histograms per block for `bins` counters next to `extra` bytes of shared data: as
+    /// many copies (32, 16, ..., 2) as fit in `HIST_BINS_COPIES_BYTES`, one while a single
+    /// copy fits in `HIST_SHARED_BYTES`, else 0 (global counters).
+    fn bins_copies(bins: usize, extra: usize, private: bool) -> u32 {
+        let bytes = |c: usize| (bins * c).div_ceil(2) * 8 + extra;
+        if !private {
+            return 0;
+        }
+        for c in [32, 16, 8, 4, 2] {
+            if bytes(c) <= HIST_BINS_COPIES_BYTES as usize {
+                return c as u32;
+            }
+        }
+        if bytes(1) <= HIST_SHARED_BYTES as usize {
+            1
+        } else {
+            0
+        }
+    }
+
+    /// Enqueues (without waiting) the even-bin histogram of `n` samples of `T` at `data` (any
+    /// element-aligned device address; `n` < 2^32) into the `bins` zeroed 32-bit counters at
+    /// `hist`.
+    #[allow(clippy::too_many_arguments)] // the histogram's own parameters
+    pub fn enqueue_histogram_even<T: Sample>(
+        &self,
+        data: u64,
+        n: u64,
+        bins: usize,
+        lower: T,
+        upper: T,
+        hist: u64,
+        algorithm: HistogramAlgorithm,
+    ) -> Result<()> {
+        let spec = bins_spec(T::DTYPE)?;
+        let private = Self::check_bins_algorithm(algorithm)?;
+        let even = T::even(lower, upper, bins)?;
+        if bins > u32::MAX as usize {
+            return Err(Error::Unsupported("more than 2^32 - 1 bins".into()));
+        }
+        if n >= 1 << 32 {
+            return Err(Error::invalid(format!(
+                "{n} samples in one launch overflow 32-bit counters"
+            )));
+        }
+        // The float scale is computed once, on the host, exactly as the reference does.
+        let scale = sample_arg(T::even_scale(&even));
+        // Integer samples (at most 32 bits on the GPU): the range and its reciprocal.
+        let range = if T::DTYPE.is_float() {
+            1
+        } else {
+            (upper.to_f64() - lower.to_f64()) as u64
+        };
+        let magic = u64::MAX / range.max(1);
+        let copies = Self::bins_copies(bins, 0, private);
+        let f = self.function(&spec, "hist_even")?;
+        self.launch(
+            &f,
+            "hist_even",
+            self.grid_stride_blocks(n.div_ceil(4), HIST_THREADS),
+            HIST_THREADS,
+            if copies > 0 {
+                (bins * copies as usize).div_ceil(2) as u32 * 8
+            } else {
+                0
+            },
+            &[
+                KArg::U64(hist),
+                KArg::U64(data),
+                KArg::U64(n),
+                sample_arg(lower),
+                sample_arg(upper),
+                scale,
+                KArg::U64(range),
+                KArg::U64(magic),
+                KArg::U32(bins as u32),
+                KArg::U32(copies),
+            ],
+        )
+    }
+
     /// Even bins over `[lower, upper)` for samples already on the device.
     pub fn histogram_even_device<T: Sample>(
         &self,
@@ -208,37 +289,23 @@ impl CudaBackend {
         upper: T,
         algorithm: HistogramAlgorithm,
     ) -> Result<Vec<u64>> {
-        let spec = bins_spec(T::DTYPE)?;
-        let want_private = Self::check_bins_algorithm(algorithm)?;
-        let even = T::even(lower, upper, bins)?;
+        bins_spec(T::DTYPE)?;
+        Self::check_bins_algorithm(algorithm)?;
+        T::even(lower, upper, bins)?;
         if bins > u32::MAX as usize {
             return Err(Error::Unsupported("more than 2^32 - 1 bins".into()));
         }
-        // The float scale is computed once, on the host, exactly as the reference does.
-        let scale = sample_arg(T::even_scale(&even));
-        let privatize = want_private && bins * 4 <= HIST_SHARED_BYTES as usize;
-        let f = self.function(&spec, "hist_even")?;
         let base = data.device_ptr(self);
         let size = std::mem::size_of::<T>() as u64;
         self.counts_in_chunks(data.len() as u64, bins, |start, len, hist| {
-            let grid = self.grid_stride_blocks(len, HIST_THREADS);
-            let ptr = base + start * size;
-            self.launch(
-                &f,
-                "hist_even",
-                grid,
-                HIST_THREADS,
-                if privatize { (bins * 4) as u32 } else { 0 },
-                &[
-                    KArg::U64(hist),
-                    KArg::U64(ptr),
-                    KArg::U64(len),
-                    sample_arg(lower),
-                    sample_arg(upper),
-                    scale,
-                    KArg::U32(bins as u32),
-                    KArg::U32(privatize as u32),
-                ],
+            self.enqueue_histogram_even(
+                base + start * size,
+                len,
+                bins,
+                lower,
+                upper,
+                hist,
+                algorithm,
             )
         })
     }
@@ -258,6 +325,56 @@ impl CudaBackend {
         self.histogram_even_device(&d, bins, lower, upper, algorithm)
     }
 
+    /// Enqueues (without waiting) the range-bin histogram of `n` samples of `T` at `data` (any
+    /// element-aligned device address; `n` < 2^32) with the `num_bounds` checked boundaries at
+    /// device address `bounds` into the `num_bounds - 1` zeroed 32-bit counters at `hist`.
+    #[allow(clippy::too_many_arguments)] // the histogram's own parameters
+    pub fn enqueue_histogram_range<T: Sample>(
+        &self,
+        data: u64,
+        n: u64,
+        bounds: u64,
+        num_bounds: usize,
+        hist: u64,
+        algorithm: HistogramAlgorithm,
+    ) -> Result<()> {
+        let spec = bins_spec(T::DTYPE)?;
+        let private = Self::check_bins_algorithm(algorithm)?;
+        if !(2..=u32::MAX as usize).contains(&num_bounds) {
+            return Err(Error::invalid(format!(
+                "range bins need 2 to 2^32 - 1 boundaries, got {num_bounds}"
+            )));
+        }
+        if n >= 1 << 32 {
+            return Err(Error::invalid(format!(
+                "{n} samples in one launch overflow 32-bit counters"
+            )));
+        }
+        let bins = num_bounds - 1;
+        let bounds_bytes = num_bounds * std::mem::size_of::<T>();
+        let copies = Self::bins_copies(bins, bounds_bytes, private);
+        let f = self.function(&spec, "hist_range")?;
+        self.launch(
+            &f,
+            "hist_range",
+            self.grid_stride_blocks(n.div_ceil(4), HIST_THREADS),
+            HIST_THREADS,
+            if copies > 0 {
+                ((bins * copies as usize).div_ceil(2) * 8 + bounds_bytes) as u32
+            } else {
+                0
+            },
+            &[
+                KArg::U64(hist),
+                KArg::U64(data),
+                KArg::U64(n),
+                KArg::U64(bounds),
+                KArg::U32(num_bounds as u32),
+                KArg::U32(copies),
+            ],
+        )
+    }
+
     /// Range bins for samples already on the device.
     pub fn histogram_range_device<T: Sample>(
         &self,
@@ -265,38 +382,29 @@ impl CudaBackend {
         boundaries: &[T],
         algorithm: HistogramAlgorithm,
     ) -> Result<Vec<u64>> {
-        let spec = bins_spec(T::DTYPE)?;
-        let want_private = Self::check_bins_algorithm(algorithm)?;
+        bins_spec(T::DTYPE)?;
+        Self::check_bins_algorithm(algorithm)?;
         crate::sample::check_boundaries(boundaries)?;
         if boundaries.len() > u32::MAX as usize {
             return Err(Error::Unsupported("more than 2^32 - 1 boundaries".into()));
         }
-        let bins = boundaries.len() - 1;
-        let shared = bins.div_ceil(2) * 8 + std::mem::size_of_val(boundaries);
-        let privatize = want_private && shared <= HIST_SHARED_BYTES as usize;
         let bounds = DeviceBuffer::upload(self, boundaries)?;
-        let f = self.function(&spec, "hist_range")?;
         let base = data.device_ptr(self);
         let size = std::mem::size_of::<T>() as u64;
-        self.counts_in_chunks(data.len() as u64, bins, |start, len, hist| {
-            let grid = self.grid_stride_blocks(len, HIST_THREADS);
-            let ptr = base + start * size;
-            self.launch(
-                &f,
-                "hist_range",
-                grid,
-                HIST_THREADS,
-                if privatize { shared as u32 } else { 0 },
-                &[
-                    KArg::U64(hist),
-                    KArg::U64(ptr),
-                    KArg::U64(len),
-                    KArg::U64(bounds.device_ptr(self)),
-                    KArg::U32(boundaries.len() as u32),
-                    KArg::U32(privatize as u32),
-                ],
-            )
-        })
+        self.counts_in_chunks(
+            data.len() as u64,
+            boundaries.len() - 1,
+            |start, len, hist| {
+                self.enqueue_histogram_range::<T>(
+                    base + start * size,
+                    len,
+                    bounds.device_ptr(self),
+                    boundaries.len(),
+                    hist,
+                    algorithm,
+                )
+            },
+        )
     }
 
     pub fn histogram_range<T: Sample>(

@@ -13,10 +13,7 @@ use crate::algorithm::{ScanAlgorithm, ScanKind};
 use crate::error::{Error, Result};
 use crate::key::DType;
 use crate::sample::ScanElem;
-use crate::tuning::cuda::{
-    scan_lb_tile, SCAN_ITEMS, SCAN_LB_THREADS, SCAN_LB_VECS, SCAN_LB_WINDOWS, SCAN_THREADS,
-    SCAN_TILE,
-};
+use crate::tuning::cuda::{scan_lb_shape, scan_lb_tile, SCAN_ITEMS, SCAN_THREADS, SCAN_TILE};
 
 /// The CUDA type name of a scan element.
 fn cuda_type(d: DType) -> Result<&'static str> {
@@ -44,10 +41,14 @@ pub fn scan_spec(d: DType) -> Result<ModuleSpec> {
 
 /// The module of the decoupled look-back scan for elements of type `d`.
 pub fn scan_lookback_spec(d: DType) -> Result<ModuleSpec> {
+    let shape = scan_lb_shape();
     Ok(ModuleSpec::new(KernelFile::ScanLookback)
-        .define("THREADS", SCAN_LB_THREADS)
-        .define("VECS", SCAN_LB_VECS)
-        .define("LB_WINDOWS", SCAN_LB_WINDOWS)
+        .define("THREADS", shape.threads)
+        .define("VECS", shape.vecs)
+        .define("LB_WINDOWS", shape.windows)
+        .define("MIN_BLOCKS", shape.min_blocks)
+        // Tile ids from an atomic counter (0 only in experiments: see the kernel).
+        .define("SCAN_TICKET", 1)
         .define("SCAN_T", cuda_type(d)?)
         .define("SCAN_T_BYTES", d.size()))
 }
@@ -69,12 +70,8 @@ pub struct LookbackScratch {
 impl LookbackScratch {
     /// Bytes of scratch for `cap` tiles of `elem_bytes` elements (the kernel's layout).
     fn bytes(elem_bytes: usize, cap: u64) -> usize {
-        let cap = cap as usize;
-        if elem_bytes == 4 {
-            16 + cap * 8
-        } else {
-            16 + (cap * 4).div_ceil(16) * 16 + 2 * cap * elem_bytes
-        }
+        // 4-byte elements: one 64-bit status word per tile; 8-byte ones: two.
+        16 + cap as usize * 2 * elem_bytes
     }
 
     /// Tiles the scratch has room for.
@@ -188,7 +185,7 @@ impl CudaBackend {
             &f,
             "scan_lookback",
             tiles as u32,
-            SCAN_LB_THREADS,
+            scan_lb_shape().threads,
             0,
             &[
                 KArg::U64(input),

@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 use crate::key::{DType, RadixBits, RadixKey, SortIndex, Value};
 use crate::options::SortOptions;
 use crate::tuning::cuda::{
-    block_sort_items, block_sort_items_for, onesweep_fused_items, onesweep_items,
+    block_sort_items, block_sort_items_for, onesweep_fused_items, onesweep_items, onesweep_pass_items,
     onesweep_pass_min_blocks, BLOCK_SORT_ITEMS_STEPS, BLOCK_SORT_THREADS, ELEMENTWISE_THREADS,
     ONESWEEP_FUSED_ITEMS, ONESWEEP_FUSED_MAX, ONESWEEP_HIST_LANES_PASSES,
     ONESWEEP_HIST_LANES_THREADS, ONESWEEP_LOOKBACK, ONESWEEP_RADIX_BITS, ONESWEEP_RANK_BALLOT,
@@ -78,7 +78,7 @@ fn block_sort_capacity(key: DType, value_bytes: u32) -> usize {
 }
 
 fn onesweep_spec(key: DType, value_bytes: u32, status_bits: u32) -> Result<ModuleSpec> {
-    let items = onesweep_items(key.size() as u32, value_bytes);
+    let items = onesweep_pass_items(key.size() as u32, value_bytes);
     onesweep_spec_items(key, value_bytes, status_bits, items)
 }
 
@@ -396,7 +396,7 @@ impl CudaBackend {
         // Counts of 30 bits fit the 32-bit status words below 2^30 keys.
         let status_bits = if (n as u64) < (1 << 30) { 32 } else { 64 };
         let spec = onesweep_spec(key.key, key.value_bytes, status_bits)?;
-        let items = onesweep_items(key.key.size() as u32, key.value_bytes);
+        let items = onesweep_pass_items(key.key.size() as u32, key.value_bytes);
         let tile = (ONESWEEP_THREADS * items) as u64;
         let tiles = (n as u64).div_ceil(tile).max(1);
         let passes = (key.end - key.begin).div_ceil(ONESWEEP_RADIX_BITS);

@@ -29,6 +29,10 @@ pub const HIST_THREADS: u32 = 256;
 /// Even/range bins are privatised in shared memory while counters (and boundaries) fit in
 /// this many bytes (the default 48 KiB a block gets without opting in).
 pub const HIST_SHARED_BYTES: u32 = 48 * 1024;
+/// Even/range bins: sub-histograms per block (up to 32, one per lane, which makes few distinct
+/// values cost no more than many) while the copies fit in this many bytes; 32 KiB keeps 6
+/// blocks of `HIST_THREADS` resident per SM on the H200 with 32 copies of 256 bins.
+pub const HIST_BINS_COPIES_BYTES: u32 = 32 * 1024;
 /// Samples per launch of the 32-bit-counter histogram kernels (counts cannot overflow).
 pub const HIST_CHUNK: u64 = 1 << 31;
 
@@ -88,6 +92,21 @@ pub const fn onesweep_items(key_bytes: u32, value_bytes: u32) -> u32 {
     } else {
         per
     }
+}
+
+/// Keys per thread of the onesweep pass kernel: [`onesweep_items`], or fewer where the
+/// environment variable `HISTOSORT_ONESWEEP_ITEMS` asks for fewer (tuning experiments with one
+/// binary; larger values are ignored, since the tile's shared memory is sized for the default).
+pub fn onesweep_pass_items(key_bytes: u32, value_bytes: u32) -> u32 {
+    let default = onesweep_items(key_bytes, value_bytes);
+    static ITEMS: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
+    let want = *ITEMS.get_or_init(|| {
+        std::env::var("HISTOSORT_ONESWEEP_ITEMS")
+            .ok()
+            .and_then(|v| v.trim().parse::<u32>().ok())
+            .filter(|&v| v >= 1)
+    });
+    want.map_or(default, |w| w.min(default))
 }
 
 /// Onesweep sort: up to this many keys the whole sort runs as one cooperative launch (grid
@@ -157,19 +176,83 @@ pub const fn block_sort_items(key_bytes: u32, value_bytes: u32) -> u32 {
 // Single-pass scan, 16-bit and multi-channel histograms (issue 6). Not yet measured on a GPU:
 // the values are first choices with the reasoning given; bench/NOTES.md records the outcome.
 
-/// Decoupled look-back scan: threads per block.
-pub const SCAN_LB_THREADS: u32 = 256;
-/// Decoupled look-back scan: 16-byte vectors per thread (24 u32 or 12 u64 items). Larger tiles
-/// mean fewer look-backs: the inclusive prefix can only travel `32 * SCAN_LB_WINDOWS` tiles per
-/// L2 round trip, so at ~0.5 us per round trip and 48 KiB of traffic per u32 tile, 128 tiles
-/// per step allow ~12 TB/s, well above HBM.
-pub const SCAN_LB_VECS: u32 = 6;
+/// Decoupled look-back scan: threads per block and 16-byte vectors per thread (32 u32 or 16
+/// u64 items; tile 16 KiB, staged in shared memory). Swept on the H200 (ncu, 2^28 u32 + 2^27
+/// u64, us): 128x8 741+764, 256x8 769+745, 256x8 at 6 blocks/SM 746+849, 256x6 886+827,
+/// 128x6 826+845, 256x4 953+961, 512x4 1040+891 (bench/NOTES.md, session 4).
+pub const SCAN_LB_THREADS: u32 = 128;
+pub const SCAN_LB_VECS: u32 = 8;
 /// Decoupled look-back scan: windows of 32 predecessors each lane of the look-back warp loads
 /// per step (all in flight at once).
 pub const SCAN_LB_WINDOWS: u32 = 4;
+/// Decoupled look-back scan: the minimum resident blocks per SM asked of the compiler (0: no
+/// register cap beyond the thread count's).
+pub const SCAN_LB_MIN_BLOCKS: u32 = 0;
+
+/// The shape of the decoupled look-back scan. The host's tile arithmetic and the kernel's
+/// defines both come from [`scan_lb_shape`], so a tuning run can change the shape with the
+/// environment variable `HISTOSORT_SCAN_SHAPE` (e.g. `threads=512,vecs=8,windows=4,blocks=2`;
+/// keys left out keep their defaults) without a rebuild.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScanLbShape {
+    pub threads: u32,
+    pub vecs: u32,
+    pub windows: u32,
+    pub min_blocks: u32,
+}
+
+impl ScanLbShape {
+    pub const DEFAULT: ScanLbShape = ScanLbShape {
+        threads: SCAN_LB_THREADS,
+        vecs: SCAN_LB_VECS,
+        windows: SCAN_LB_WINDOWS,
+        min_blocks: SCAN_LB_MIN_BLOCKS,
+    };
+
+    /// Elements per tile for elements of `elem_bytes` (4 or 8).
+    pub const fn tile(&self, elem_bytes: u32) -> u32 {
+        self.threads * self.vecs * (16 / elem_bytes)
+    }
+
+    /// Parses `key=value` pairs (threads, vecs, windows, blocks) over the defaults.
+    pub fn parse(spec: &str) -> std::result::Result<ScanLbShape, String> {
+        let mut s = ScanLbShape::DEFAULT;
+        for kv in spec.split(',').filter(|kv| !kv.trim().is_empty()) {
+            let (k, v) = kv
+                .split_once('=')
+                .ok_or_else(|| format!("'{kv}' is not key=value"))?;
+            let v: u32 = v
+                .trim()
+                .parse()
+                .map_err(|_| format!("'{}' is not a number", v.trim()))?;
+            match k.trim() {
+                "threads" if [64, 128, 256, 512, 1024].contains(&v) => s.threads = v,
+                "vecs" if (1..=8).contains(&v) => s.vecs = v,
+                "windows" if (1..=8).contains(&v) => s.windows = v,
+                "blocks" if v <= 32 => s.min_blocks = v,
+                k => return Err(format!("'{k}={v}' is not a scan shape setting (threads 64-1024 in powers of two, vecs 1-8, windows 1-8, blocks 0-32)")),
+            }
+        }
+        Ok(s)
+    }
+}
+
+/// The look-back scan's shape: [`ScanLbShape::DEFAULT`], or `HISTOSORT_SCAN_SHAPE` where it is
+/// set and valid (an invalid value is reported once on stderr and ignored).
+pub fn scan_lb_shape() -> ScanLbShape {
+    static SHAPE: std::sync::OnceLock<ScanLbShape> = std::sync::OnceLock::new();
+    *SHAPE.get_or_init(|| match std::env::var("HISTOSORT_SCAN_SHAPE") {
+        Ok(spec) => ScanLbShape::parse(&spec).unwrap_or_else(|e| {
+            eprintln!("histosort: HISTOSORT_SCAN_SHAPE ignored: {e}");
+            ScanLbShape::DEFAULT
+        }),
+        Err(_) => ScanLbShape::DEFAULT,
+    })
+}
+
 /// Elements per tile of the look-back scan for elements of `elem_bytes` (4 or 8).
-pub const fn scan_lb_tile(elem_bytes: u32) -> u32 {
-    SCAN_LB_THREADS * SCAN_LB_VECS * (16 / elem_bytes)
+pub fn scan_lb_tile(elem_bytes: u32) -> u32 {
+    scan_lb_shape().tile(elem_bytes)
 }
 
 /// 16-bit histogram (65536 bins): threads per block; one block per SM holds the whole
@@ -208,5 +291,32 @@ mod tests {
         assert!(max <= 4);
         assert_eq!(block_sort_items_for(1, 16, 16), max);
         assert_eq!(block_sort_items_for(1, 8, 8), block_sort_items(8, 8).min(4));
+    }
+
+    #[test]
+    fn scan_shapes_parse_over_the_defaults() {
+        let d = ScanLbShape::DEFAULT;
+        assert_eq!(ScanLbShape::parse(""), Ok(d));
+        let s = ScanLbShape::parse("threads=512, vecs=8").unwrap();
+        assert_eq!(
+            (s.threads, s.vecs, s.windows, s.min_blocks),
+            (512, 8, d.windows, d.min_blocks)
+        );
+        assert_eq!(s.tile(4), 512 * 8 * 4);
+        assert_eq!(s.tile(8), 512 * 8 * 2);
+        let s = ScanLbShape::parse("windows=2,blocks=6").unwrap();
+        assert_eq!((s.threads, s.windows, s.min_blocks), (d.threads, 2, 6));
+        for bad in [
+            "threads=300",
+            "vecs=0",
+            "vecs=9",
+            "windows=9",
+            "blocks=33",
+            "items=4",
+            "vecs",
+            "vecs=x",
+        ] {
+            assert!(ScanLbShape::parse(bad).is_err(), "{bad} accepted");
+        }
     }
 }
