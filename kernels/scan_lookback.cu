@@ -52,6 +52,7 @@ typedef SCAN_T scan_t;
 static_assert(sizeof(scan_t) == SCAN_T_BYTES, "SCAN_T_BYTES is the size of SCAN_T");
 static_assert(SCAN_T_BYTES == 4 || SCAN_T_BYTES == 8, "4- or 8-byte elements");
 static_assert(VECS >= 1 && VECS <= 8, "1 to 8 vectors per thread");
+static_assert(THREADS * VECS * 16 <= 48 * 1024, "the staged tile fits in static shared memory");
 static_assert(LB_WINDOWS >= 1 && LB_WINDOWS <= 8, "1 to 8 look-back windows per step");
 
 #define VEC_ITEMS (16 / (int)sizeof(scan_t))
@@ -220,18 +221,9 @@ scan_lookback(const scan_t *in, scan_t *out, u64 n, u32 shift, u8 *scratch, u32 
     __shared__ scan_t s_prefix;
     const Status st{scratch, cap, epoch};
     const u32 lane = lane_id(), warp = warp_id();
-#ifndef SCAN_TICKET
-#error "SCAN_TICKET (1: tile ids from an atomic counter) must be defined"
-#endif
     if (threadIdx.x == 0) {
-#if SCAN_TICKET
         u32 t = atomicAdd(st.counter(), 1u);
         if (t == gridDim.x - 1) atomicExch(st.counter(), 0u);  // every block has its id now
-#else
-        // Experiment only (HISTOSORT_KERNEL_DEFINES=SCAN_TICKET=0): the block index, which
-        // saves the atomic's round trip but relies on blocks starting in index order.
-        u32 t = blockIdx.x;
-#endif
         s_tile = t;
     }
     __syncthreads();

@@ -144,8 +144,7 @@ impl ModuleSpec {
 /// Defines that only the kernels read (the host's launch arithmetic does not depend on them),
 /// which `HISTOSORT_KERNEL_DEFINES="LOOKBACK=4,PASS_MIN_BLOCKS=4"` may override for tuning
 /// experiments with one binary. Overridden modules get their own cache entries.
-pub const OVERRIDABLE_DEFINES: [&str; 4] =
-    ["LOOKBACK", "PASS_MIN_BLOCKS", "RANK_BALLOT", "SCAN_TICKET"];
+pub const OVERRIDABLE_DEFINES: [&str; 3] = ["LOOKBACK", "PASS_MIN_BLOCKS", "RANK_BALLOT"];
 
 fn kernel_define_overrides() -> Vec<(String, String)> {
     let Ok(spec) = std::env::var("HISTOSORT_KERNEL_DEFINES") else {

@@ -47,8 +47,6 @@ pub fn scan_lookback_spec(d: DType) -> Result<ModuleSpec> {
         .define("VECS", shape.vecs)
         .define("LB_WINDOWS", shape.windows)
         .define("MIN_BLOCKS", shape.min_blocks)
-        // Tile ids from an atomic counter (0 only in experiments: see the kernel).
-        .define("SCAN_TICKET", 1)
         .define("SCAN_T", cuda_type(d)?)
         .define("SCAN_T_BYTES", d.size()))
 }

@@ -15,9 +15,9 @@ use crate::error::{Error, Result};
 use crate::key::{DType, RadixBits, RadixKey, SortIndex, Value};
 use crate::options::SortOptions;
 use crate::tuning::cuda::{
-    block_sort_items, block_sort_items_for, onesweep_fused_items, onesweep_items, onesweep_pass_items,
-    onesweep_pass_min_blocks, BLOCK_SORT_ITEMS_STEPS, BLOCK_SORT_THREADS, ELEMENTWISE_THREADS,
-    ONESWEEP_FUSED_ITEMS, ONESWEEP_FUSED_MAX, ONESWEEP_HIST_LANES_PASSES,
+    block_sort_items, block_sort_items_for, onesweep_fused_items, onesweep_items,
+    onesweep_pass_items, onesweep_pass_min_blocks, BLOCK_SORT_ITEMS_STEPS, BLOCK_SORT_THREADS,
+    ELEMENTWISE_THREADS, ONESWEEP_FUSED_ITEMS, ONESWEEP_FUSED_MAX, ONESWEEP_HIST_LANES_PASSES,
     ONESWEEP_HIST_LANES_THREADS, ONESWEEP_LOOKBACK, ONESWEEP_RADIX_BITS, ONESWEEP_RANK_BALLOT,
     ONESWEEP_SKIP_MIN, ONESWEEP_THREADS, THREE_PHASE_DIGIT_BITS, THREE_PHASE_DIGIT_WIDTHS,
     THREE_PHASE_ITEMS, THREE_PHASE_THREADS, THREE_PHASE_TILE,

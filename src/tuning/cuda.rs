@@ -233,6 +233,13 @@ impl ScanLbShape {
                 k => return Err(format!("'{k}={v}' is not a scan shape setting (threads 64-1024 in powers of two, vecs 1-8, windows 1-8, blocks 0-32)")),
             }
         }
+        // The kernel stages its tile in static shared memory (48 KiB at most).
+        if 16 * s.threads * s.vecs > 48 * 1024 {
+            return Err(format!(
+                "threads x vecs = {} x {}: a tile of 16-byte vectors exceeds 48 KiB",
+                s.threads, s.vecs
+            ));
+        }
         Ok(s)
     }
 }
