@@ -971,9 +971,14 @@ impl<E: Copy, D: Sink<E>> Sink<E> for Offset<D> {
 }
 
 /// The MSD-first hybrid for large inputs: one parallel stable scatter on the top digit
-/// (`top`, its per-chunk counts known) from `first` into `bufs[1]`, then every bucket is sorted
-/// on its own by a serial LSD over the bits `[begin, top.shift)` that vary inside it, between
-/// its windows of `bufs[1]` and `bufs[0]`, and written to its window of `last`.
+/// (`top`, its per-chunk counts known) from `first` into `dst`, then every bucket is sorted
+/// on its own by a serial LSD over the bits `[begin, top.shift)` that vary inside it, in its
+/// window of `dst` with a scratch window, and written to its window of `last`. The scratch is
+/// `spare` (`n` positions the caller can give, e.g. the keys' own memory; `alias0` says whether
+/// it is `last`'s memory) or, when `None`, one buffer of the largest bucket's length per task,
+/// reused from bucket to bucket: it stays in L2, and `n` fresh positions are never faulted in
+/// (the kernel zeroing 128 MiB of fresh pages was ~15% of a 2^24 u32/u32 pair sort,
+/// bench/NOTES.md 2026-11-30 session 4).
 ///
 /// Why: on few cores a pass over memory costs about as much as the compute, and every
 /// parallel pass ends in a barrier that a descheduled thread holds up. Buckets of ~64K elements
@@ -981,11 +986,13 @@ impl<E: Copy, D: Sink<E>> Sink<E> for Offset<D> {
 /// memory about twice instead of once per digit. Small buckets take std's stable sort.
 ///
 /// # Safety
-/// As [`run`], with `alias0` saying whether `bufs[0]` shares memory with `last`.
+/// As [`run`]: `first`, `dst`, `spare` and `last` are valid for `n = chunks`' positions, `dst`
+/// overlaps neither `first` nor `spare`, and `spare` is `last`'s memory exactly when `alias0`.
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn msd_then_lsd<E: Elem, S0: Source<E>, Dn: Sink<E>>(
     first: &S0,
-    bufs: [&Buf<E>; 2],
+    dst: &Buf<E>,
+    spare: Option<&Buf<E>>,
     last: &Dn,
     alias0: bool,
     chunks: &Chunks,
@@ -1005,21 +1012,22 @@ pub(crate) unsafe fn msd_then_lsd<E: Elem, S0: Source<E>, Dn: Sink<E>>(
     }
     bounds.push(sum);
     debug_assert_eq!(sum, n);
-    let (a, b) = (*bufs[1], *bufs[0]);
+    let a = *dst;
     let last = *last;
     // SAFETY: forwarded from the caller; `a` does not overlap `first`.
     unsafe { scatter_to_buf(first, a, chunks, &top) };
-    let bucket = |d: usize| {
+    let bucket = |other: Buf<E>, alias: bool, d: usize| {
         let (lo, hi) = (bounds[d], bounds[d + 1]);
-        // SAFETY: buckets are disjoint windows of `a`, `b` and `last`, each owned by this task;
-        // `b` aliases `last` exactly when the caller says so.
+        // SAFETY: buckets are disjoint windows of `a` and `last`, each owned by this task;
+        // `other` is this bucket's window of `spare` or the task's own scratch, valid for
+        // `hi - lo` positions, and `last`'s memory exactly when `alias`.
         unsafe {
             sort_bucket(
                 a.at(lo),
-                b.at(lo),
+                other,
                 last,
                 lo,
-                [alias0, false],
+                [alias, false],
                 hi - lo,
                 begin,
                 low,
@@ -1027,7 +1035,22 @@ pub(crate) unsafe fn msd_then_lsd<E: Elem, S0: Source<E>, Dn: Sink<E>>(
             )
         };
     };
-    (0..r).into_par_iter().for_each(bucket);
+    match spare {
+        Some(b) => {
+            let b = *b;
+            (0..r).into_par_iter().for_each(|d| {
+                // SAFETY: the bucket's start is within the `n` positions of `spare`.
+                bucket(unsafe { b.at(bounds[d]) }, alias0, d)
+            })
+        }
+        None => {
+            let most = (0..r).map(|d| bounds[d + 1] - bounds[d]).max().unwrap_or(0);
+            (0..r).into_par_iter().for_each_init(
+                || Vec::<E>::with_capacity(most),
+                |s, d| bucket(Buf(s.as_mut_ptr()), false, d),
+            );
+        }
+    }
 }
 
 /// Sorts one bucket of `len` elements in `src` by bits `[begin, low)` (its higher bits are

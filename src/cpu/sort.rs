@@ -323,7 +323,8 @@ fn keys_impl<K: RadixKey>(keys: &mut [K], opts: &SortOptions) {
             };
             radix::msd_then_lsd(
                 &bits,
-                [&bits, &tb],
+                &tb,
+                Some(&bits),
                 &last,
                 true,
                 &chunks,
@@ -428,9 +429,7 @@ fn pairs_impl<K: RadixKey, V: Value>(keys: &mut [K], values: &mut [V], opts: &So
     let digits = radix::plan(varying, end, width, opts.digit_bits.is_none());
     let Some(&d0) = digits.first() else { return };
     let mut a = Scratch::<Pair<K::Bits, V>>::new(n);
-    // Untouched when there is one pass: its pages are never faulted in.
-    let mut b = Scratch::<Pair<K::Bits, V>>::new(n);
-    let (ab, bb) = (a.buf(), b.buf());
+    let ab = a.buf();
     if n >= tuning::MSD_MIN_LEN {
         let top = top_digit(n, size_of::<Pair<K::Bits, V>>(), varying, begin);
         // SAFETY: keys and values have `n` elements; the scratch buffers are separate.
@@ -443,18 +442,14 @@ fn pairs_impl<K: RadixKey, V: Value>(keys: &mut [K], values: &mut [V], opts: &So
             let zip = Zip(kp, vp, desc);
             let unzip = Unzip(kp, vp, desc);
             radix::msd_then_lsd(
-                &zip,
-                [&ab, &bb],
-                &unzip,
-                false,
-                &chunks,
-                counts,
-                begin,
-                width,
+                &zip, &ab, None, &unzip, false, &chunks, counts, begin, width,
             );
         }
         return;
     }
+    // Untouched when there is one pass: its pages are never faulted in.
+    let mut b = Scratch::<Pair<K::Bits, V>>::new(n);
+    let bb = b.buf();
     // SAFETY: as above.
     let counts = if d0 == guess {
         survey.first
@@ -515,8 +510,7 @@ fn argsort_impl<K: RadixKey, I: SortIndex>(keys: &[K], opts: &SortOptions) -> Ve
     };
     let mut out: Vec<I> = Vec::with_capacity(n);
     let mut a = Scratch::<Pair<K::Bits, I>>::new(n);
-    let mut b = Scratch::<Pair<K::Bits, I>>::new(n);
-    let (ab, bb) = (a.buf(), b.buf());
+    let ab = a.buf();
     if n >= tuning::MSD_MIN_LEN {
         let top = top_digit(n, size_of::<Pair<K::Bits, I>>(), varying, begin);
         // SAFETY: `kp` is valid for `n` keys and only read; `out` and the scratch buffers are
@@ -530,20 +524,15 @@ fn argsort_impl<K: RadixKey, I: SortIndex>(keys: &[K], opts: &SortOptions) -> Ve
             let iota = Iota(kp, desc, std::marker::PhantomData);
             let sink = Indices(out.as_mut_ptr());
             radix::msd_then_lsd(
-                &iota,
-                [&ab, &bb],
-                &sink,
-                false,
-                &chunks,
-                counts,
-                begin,
-                width,
+                &iota, &ab, None, &sink, false, &chunks, counts, begin, width,
             );
             // SAFETY: every bucket wrote its window of `out`.
             out.set_len(n);
         }
         return out;
     }
+    let mut b = Scratch::<Pair<K::Bits, I>>::new(n);
+    let bb = b.buf();
     // SAFETY: as above.
     let counts = if d0 == guess {
         survey.first
