@@ -95,6 +95,12 @@ pub(crate) trait Sink<E>: Sync + Copy {
             unsafe { self.put(i + k, e) };
         }
     }
+    /// A hint to bring the cache line(s) position `i` will be written to into the cache; it
+    /// never faults, whatever `i` is.
+    #[inline(always)]
+    fn prefetch(&self, i: usize) {
+        let _ = i;
+    }
     /// Address of element 0 in elements, modulo `line`: position `i` starts a cache line when
     /// `(i + phase) % line == 0`. Only a performance hint.
     fn phase(&self, line: usize) -> usize;
@@ -147,6 +153,10 @@ impl<E: Copy + Send> Sink<E> for Buf<E> {
         // SAFETY: the caller keeps the run in bounds and owned by this task; the staging line
         // it comes from is a separate allocation.
         unsafe { std::ptr::copy_nonoverlapping(run.as_ptr(), self.0.add(i), run.len()) }
+    }
+    #[inline(always)]
+    fn prefetch(&self, i: usize) {
+        prefetch(self.0.wrapping_add(i).cast::<u8>());
     }
     fn phase(&self, line: usize) -> usize {
         phase_of(self.0, line)
@@ -289,30 +299,10 @@ pub(crate) unsafe fn survey<E: Elem, S: Source<E>>(
     let r = digit.radix();
     let task = |c: usize| {
         let (lo, hi) = chunks.range(c);
-        // Two sets of counters, alternating: equal digits in a row (sorted or few-valued
-        // input) then do not wait on each other's store. OR and AND in the image's own width.
         let mut cnt = vec![0usize; 2 * r];
-        let (mut or, mut and) = (E::B::ZERO, E::B::MAX);
-        let mut i = lo;
-        while i < hi {
-            for k in 0..2 {
-                if i + k >= hi {
-                    break;
-                }
-                // SAFETY: `i + k` is inside this chunk, which the caller guarantees is valid.
-                let e = unsafe { src.get(i + k) };
-                if let Some(w) = write {
-                    // SAFETY: as above; chunks are disjoint, so only this task writes there.
-                    unsafe { w.put(i + k, e) };
-                }
-                let b = e.bits();
-                or = or.or(b);
-                and = and.and(b);
-                // SAFETY: `digit.of` is masked below the radix; `k * r` selects a set.
-                unsafe { *cnt.get_unchecked_mut(k * r + digit.of(b)) += 1 };
-            }
-            i += 2;
-        }
+        // SAFETY: the chunk is inside the positions the caller guarantees; chunks are
+        // disjoint, so only this task writes its positions of `write`.
+        let (or, and) = unsafe { survey_range(*src, write.copied(), lo, hi, digit, &mut cnt) };
         let (a, b) = cnt.split_at(r);
         let cnt: Vec<usize> = a.iter().zip(b).map(|(x, y)| x + y).collect();
         (or.to_u128(), and.to_u128(), cnt)
@@ -338,21 +328,76 @@ pub(crate) unsafe fn survey<E: Elem, S: Source<E>>(
     s
 }
 
+/// One chunk of [`survey`]: OR and AND of the images of `[lo, hi)`, and the counts of `digit`
+/// in two sets of `cnt` (alternating, so that equal digits in a row, as in sorted or
+/// few-valued input, do not wait on each other's store). Everything the loop uses is a local
+/// copy: with the closure's captured references, the compiler reloaded the source pointer and
+/// the digit from memory on every element (it could not rule out the counter stores aliasing
+/// them).
+///
+/// # Safety
+/// `src` and `write` are valid for `[lo, hi)`, which no other thread writes; `cnt` has
+/// `2 * digit.radix()` entries.
+#[inline(always)]
+unsafe fn survey_range<E: Elem, S: Source<E>>(
+    src: S,
+    write: Option<Buf<E>>,
+    lo: usize,
+    hi: usize,
+    digit: Digit,
+    cnt: &mut [usize],
+) -> (E::B, E::B) {
+    let (shift, mask) = (digit.shift, digit.mask());
+    let (c0, c1) = cnt.split_at_mut(digit.radix());
+    let (mut or, mut and) = (E::B::ZERO, E::B::MAX);
+    let mut i = lo;
+    while i + 2 <= hi {
+        // SAFETY: `i + 1 < hi`; digits are masked below the radix, the length of each set.
+        unsafe {
+            let (x, y) = (src.get(i), src.get(i + 1));
+            if let Some(w) = write {
+                w.put(i, x);
+                w.put(i + 1, y);
+            }
+            let (a, b) = (x.bits(), y.bits());
+            or = or.or(a).or(b);
+            and = and.and(a).and(b);
+            *c0.get_unchecked_mut(a.digit(shift, mask)) += 1;
+            *c1.get_unchecked_mut(b.digit(shift, mask)) += 1;
+        }
+        i += 2;
+    }
+    if i < hi {
+        // SAFETY: as above, for the last position.
+        unsafe {
+            let x = src.get(i);
+            if let Some(w) = write {
+                w.put(i, x);
+            }
+            let a = x.bits();
+            or = or.or(a);
+            and = and.and(a);
+            *c0.get_unchecked_mut(a.digit(shift, mask)) += 1;
+        }
+    }
+    (or, and)
+}
+
 /// The up-front read of one bucket (one chunk of `len`): OR, AND and the counts of every
 /// digit in `guess` (at most [`MULTI_MAX`], each at most 8 bits wide), so that the LSD passes
 /// after it only move elements.
 ///
 /// # Safety
 /// `src` is valid for `len` initialised positions.
-pub(crate) unsafe fn survey_multi<E: Elem, S: Source<E>>(
+pub(crate) unsafe fn survey_multi<E: Elem, S: Source<E>, W: Sink<E>>(
     src: &S,
     len: usize,
     guess: &[Digit],
-    warm: Buf<E>,
+    warm: &W,
 ) -> (u128, u128, Vec<Counts>) {
-    // One prefetch per cache line of `warm` (the first scatter's destination, which is cold:
-    // the caller's memory, last read long before), so that scatter finds its lines in the
-    // cache instead of waiting on a read-for-ownership per line.
+    // One prefetch per cache line of `warm` (the bucket's window of the output, which is
+    // cold: the caller's memory, last read long before), so that the scatter that writes it
+    // finds its lines in the cache instead of waiting on a read-for-ownership per line.
     let per_line = (tuning::CACHE_LINE / size_of::<E>().max(1)).max(1);
     let mut cnt = [[0u32; 256]; MULTI_MAX];
     let g = guess.len().min(MULTI_MAX);
@@ -364,24 +409,52 @@ pub(crate) unsafe fn survey_multi<E: Elem, S: Source<E>>(
     };
     let (d0, d1, d2) = (d(0), d(1), d(2));
     let (mut or, mut and) = (E::B::ZERO, E::B::MAX);
+    // Three digits side by side with the lower two 8 bits wide (u32 keys and pairs in the MSD
+    // buckets): one variable shift per element, then constant byte extractions, instead of a
+    // variable shift for each digit (the loop was ~22 instructions per element, 20% of a
+    // 2^20 u32 sort; bench/NOTES.md 2026-11-30 session 4).
+    let bytes = g == MULTI_MAX
+        && d0.width == 8
+        && d1.width == 8
+        && d1.shift == d0.shift + 8
+        && d2.shift == d0.shift + 16;
+    let m2 = d2.mask() as usize;
     // Bucket lengths stay far below 2^32, so u32 counters cannot overflow.
-    for i in 0..len {
-        // SAFETY: `i < len`; digits of at most 8 bits index 256 counters.
-        unsafe {
-            if i % per_line == 0 {
-                prefetch(warm.0.add(i).cast::<u8>());
+    let mut i = 0;
+    while i < len {
+        let end = (i + per_line).min(len);
+        warm.prefetch(i);
+        if bytes {
+            for j in i..end {
+                // SAFETY: `j < len`; every index is masked to at most 8 bits (256 counters).
+                unsafe {
+                    let b = src.get(j).bits();
+                    or = or.or(b);
+                    and = and.and(b);
+                    let x = b.digit(d0.shift, 0xff_ffff);
+                    *cnt[0].get_unchecked_mut(x & 0xff) += 1;
+                    *cnt[1].get_unchecked_mut((x >> 8) & 0xff) += 1;
+                    *cnt[2].get_unchecked_mut((x >> 16) & m2) += 1;
+                }
             }
-            let b = src.get(i).bits();
-            or = or.or(b);
-            and = and.and(b);
-            *cnt[0].get_unchecked_mut(d0.of(b)) += 1;
-            if g > 1 {
-                *cnt[1].get_unchecked_mut(d1.of(b)) += 1;
-            }
-            if g > 2 {
-                *cnt[2].get_unchecked_mut(d2.of(b)) += 1;
+        } else {
+            for j in i..end {
+                // SAFETY: `j < len`; digits of at most 8 bits index 256 counters.
+                unsafe {
+                    let b = src.get(j).bits();
+                    or = or.or(b);
+                    and = and.and(b);
+                    *cnt[0].get_unchecked_mut(d0.of(b)) += 1;
+                    if g > 1 {
+                        *cnt[1].get_unchecked_mut(d1.of(b)) += 1;
+                    }
+                    if g > 2 {
+                        *cnt[2].get_unchecked_mut(d2.of(b)) += 1;
+                    }
+                }
             }
         }
+        i = end;
     }
     let counts = (0..g)
         .map(|k| Counts {
@@ -397,7 +470,7 @@ pub(crate) unsafe fn survey_multi<E: Elem, S: Source<E>>(
 
 /// A hint to bring the line at `p` into the cache; never faults, whatever `p` is.
 #[inline(always)]
-fn prefetch(p: *const u8) {
+pub(crate) fn prefetch(p: *const u8) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch has no architectural effect and does not fault on any address.
     unsafe {
@@ -965,6 +1038,10 @@ impl<E: Copy, D: Sink<E>> Sink<E> for Offset<D> {
         // SAFETY: forwarded; the window lies inside the sink.
         unsafe { self.0.put_run(self.1 + i, run) }
     }
+    #[inline(always)]
+    fn prefetch(&self, i: usize) {
+        self.0.prefetch(self.1.wrapping_add(i))
+    }
     fn phase(&self, line: usize) -> usize {
         (self.0.phase(line) + self.1) % line
     }
@@ -1125,7 +1202,7 @@ unsafe fn sort_bucket<E: Elem, D: Sink<E>>(
             guess.truncate(1);
             guess[0].width = guess[0].width.min(8);
         }
-        let (or, and, mut first) = survey_multi(&src, len, &guess, other);
+        let (or, and, mut first) = survey_multi(&src, len, &guess, &sink);
         let varying = (or ^ and) & mask;
         let digits = plan(varying, low, width, true);
         let Some(&d0) = digits.first() else {

@@ -127,6 +127,10 @@ impl<K: RadixKey> Sink<K::Bits> for Keys<K> {
         // SAFETY: the engine keeps `i` in bounds and owned by the calling task.
         unsafe { self.0.add(i).write(unimage(b, self.1)) }
     }
+    #[inline(always)]
+    fn prefetch(&self, i: usize) {
+        radix::prefetch(self.0.wrapping_add(i).cast::<u8>());
+    }
     fn phase(&self, line: usize) -> usize {
         radix::phase_of(self.0, line)
     }
@@ -166,6 +170,11 @@ impl<K: RadixKey, V: Value> Sink<Pair<K::Bits, V>> for Unzip<K, V> {
             self.1.add(i).write(e.val);
         }
     }
+    #[inline(always)]
+    fn prefetch(&self, i: usize) {
+        radix::prefetch(self.0.wrapping_add(i).cast::<u8>());
+        radix::prefetch(self.1.wrapping_add(i).cast::<u8>());
+    }
     fn phase(&self, line: usize) -> usize {
         radix::phase_of(self.0, line)
     }
@@ -204,6 +213,10 @@ impl<B: RadixBits, I: SortIndex> Sink<Pair<B, I>> for Indices<I> {
     unsafe fn put(&self, i: usize, e: Pair<B, I>) {
         // SAFETY: the engine keeps `i` in bounds and owned by the calling task.
         unsafe { self.0.add(i).write(e.val) }
+    }
+    #[inline(always)]
+    fn prefetch(&self, i: usize) {
+        radix::prefetch(self.0.wrapping_add(i).cast::<u8>());
     }
     fn phase(&self, line: usize) -> usize {
         radix::phase_of(self.0, line)

@@ -255,6 +255,15 @@ fn msd_buckets() {
         &SortOptions::new(),
         "msd i16",
     );
+    // In-bucket digits of 8, 8 and 7 bits, from bit 0 or not (the byte-wise count of
+    // `survey_multi` with a top digit narrower than a byte, whose bits above it are the
+    // bucket's own, not zero).
+    let keys = gen::<u32>(n, Dist::Uniform, 25);
+    for (b, e) in [(0, 31), (1, 32), (5, 29)] {
+        for opts in all_orders() {
+            check(&keys, &opts.bits(b, e), "msd u32 range");
+        }
+    }
 }
 
 /// Buckets whose remaining bits need more than `BUCKET_LSD_MAX_PASSES` digits take the top
