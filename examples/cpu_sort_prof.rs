@@ -2,7 +2,7 @@
 //! unstable keys-only sort on the same keys.
 //! `cargo run --release --example cpu_sort_prof -- u64 24 10` (what, log2 size, runs); `what` is
 //! `u32`, `u64`, `pairs` (u32 keys, u32 values = index) or `rdst` (rdst's u32
-//! `radix_sort_unstable`).
+//! `radix_sort_unstable`); an optional fourth argument sets histosort's digit width.
 
 use std::time::Instant;
 
@@ -52,7 +52,7 @@ fn report(lg: u32, best: Best) {
     );
 }
 
-fn run<K: RadixKey + Ord>(lg: u32, runs: usize, gen: fn(u64) -> K) {
+fn run<K: RadixKey + Ord>(lg: u32, runs: usize, opts: SortOptions, gen: fn(u64) -> K) {
     let input = input(lg, gen);
     let e = Engine::cpu();
     let mut w = input.clone();
@@ -60,7 +60,7 @@ fn run<K: RadixKey + Ord>(lg: u32, runs: usize, gen: fn(u64) -> K) {
     for _ in 0..runs {
         w.copy_from_slice(&input);
         best.time(|| {
-            let _ = e.sort(&mut w, &SortOptions::new());
+            let _ = e.sort(&mut w, &opts);
         });
     }
     if !w.windows(2).all(|p| p[0] <= p[1]) {
@@ -70,7 +70,7 @@ fn run<K: RadixKey + Ord>(lg: u32, runs: usize, gen: fn(u64) -> K) {
     report(lg, best);
 }
 
-fn pairs(lg: u32, runs: usize) {
+fn pairs(lg: u32, runs: usize, opts: SortOptions) {
     let keys = input(lg, |x| x as u32);
     let vals: Vec<u32> = (0..keys.len() as u32).collect();
     let e = Engine::cpu();
@@ -80,7 +80,7 @@ fn pairs(lg: u32, runs: usize) {
         k.copy_from_slice(&keys);
         v.copy_from_slice(&vals);
         best.time(|| {
-            let _ = e.sort_pairs(&mut k, &mut v, &SortOptions::new());
+            let _ = e.sort_pairs(&mut k, &mut v, &opts);
         });
     }
     let stable = k
@@ -110,10 +110,12 @@ fn main() {
     let ty = a.get(1).map(String::as_str).unwrap_or("u32");
     let lg = a.get(2).and_then(|s| s.parse().ok()).unwrap_or(24);
     let runs = a.get(3).and_then(|s| s.parse().ok()).unwrap_or(10);
+    let mut opts = SortOptions::new();
+    opts.digit_bits = a.get(4).and_then(|s| s.parse().ok());
     match ty {
-        "u64" => run::<u64>(lg, runs, |x| x),
-        "pairs" => pairs(lg, runs),
+        "u64" => run::<u64>(lg, runs, opts, |x| x),
+        "pairs" => pairs(lg, runs, opts),
         "rdst" => rdst(lg, runs),
-        _ => run::<u32>(lg, runs, |x| x as u32),
+        _ => run::<u32>(lg, runs, opts, |x| x as u32),
     }
 }

@@ -95,6 +95,22 @@ pub(crate) trait Sink<E>: Sync + Copy {
             unsafe { self.put(i + k, e) };
         }
     }
+    /// Writes `run` to positions `i..i + run.len()`, the last write of an output window. Sinks
+    /// over the caller's memory may bypass the cache for whole lines ([`stream_out`]): no
+    /// read-for-ownership of memory that is cold. Fenced before it returns.
+    ///
+    /// # Safety
+    /// As [`Sink::put`] for every position of the run.
+    #[inline(always)]
+    unsafe fn put_stream(&self, i: usize, run: &[E])
+    where
+        E: Copy,
+    {
+        for (k, &e) in run.iter().enumerate() {
+            // SAFETY: forwarded from the caller.
+            unsafe { self.put(i + k, e) };
+        }
+    }
     /// A hint to bring the cache line(s) position `i` will be written to into the cache; it
     /// never faults, whatever `i` is.
     #[inline(always)]
@@ -393,7 +409,7 @@ pub(crate) unsafe fn survey_multi<E: Elem, S: Source<E>, W: Sink<E>>(
     src: &S,
     len: usize,
     guess: &[Digit],
-    warm: &W,
+    warm: Option<&W>,
 ) -> (u128, u128, Vec<Counts>) {
     // One prefetch per cache line of `warm` (the bucket's window of the output, which is
     // cold: the caller's memory, last read long before), so that the scatter that writes it
@@ -423,7 +439,9 @@ pub(crate) unsafe fn survey_multi<E: Elem, S: Source<E>, W: Sink<E>>(
     let mut i = 0;
     while i < len {
         let end = (i + per_line).min(len);
-        warm.prefetch(i);
+        if let Some(w) = warm {
+            w.prefetch(i);
+        }
         if bytes {
             for j in i..end {
                 // SAFETY: `j < len`; every index is masked to at most 8 bits (256 counters).
@@ -693,6 +711,64 @@ unsafe fn stream_line(to: *mut u8, from: &Line) {
     unsafe {
         std::ptr::copy_nonoverlapping(from.0.as_ptr(), to, 64)
     }
+}
+
+/// Writes `f(0), .., f(n - 1)` to `dst` in order; the whole cache lines among them are built
+/// in a staging line and written with non-temporal stores (no read-for-ownership), the partial
+/// lines at both ends with plain stores. The caller fences ([`sfence`]) before another thread
+/// reads the data.
+///
+/// # Safety
+/// `dst` is valid for `n` writes that no other thread accesses during the call.
+#[inline(always)]
+pub(crate) unsafe fn stream_out<T: Copy>(dst: *mut T, n: usize, f: impl Fn(usize) -> T) {
+    let size = size_of::<T>();
+    let line = tuning::CACHE_LINE;
+    if !cfg!(target_arch = "x86_64")
+        || size == 0
+        || size > line / 4
+        || line % size != 0
+        || (dst as usize) % size != 0
+    {
+        for k in 0..n {
+            // SAFETY: `k < n`.
+            unsafe { dst.add(k).write(f(k)) };
+        }
+        return;
+    }
+    let per = line / size;
+    let head = ((line - (dst as usize) % line) % line / size).min(n);
+    // SAFETY (whole body): every position written is below `n`; the staging line is 64-byte
+    // aligned, so it holds `per` values of `T` (whose size divides 64) at their alignment.
+    unsafe {
+        for k in 0..head {
+            dst.add(k).write(f(k));
+        }
+        let mut stage = Line([0; 64]);
+        let mut k = head;
+        while k + per <= n {
+            let l = stage.0.as_mut_ptr().cast::<T>();
+            for j in 0..per {
+                l.add(j).write(f(k + j));
+            }
+            stream_line(dst.add(k).cast::<u8>(), &stage);
+            k += per;
+        }
+        for k in k..n {
+            dst.add(k).write(f(k));
+        }
+    }
+}
+
+/// Orders earlier non-temporal stores before later stores (then the join that hands the data to
+/// another thread).
+#[inline(always)]
+pub(crate) fn sfence() {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a store fence has no preconditions.
+    unsafe {
+        std::arch::x86_64::_mm_sfence()
+    };
 }
 
 /// The software write-combining scatter for passes that go to memory (Polychroniou & Ross,
@@ -1039,6 +1115,11 @@ impl<E: Copy, D: Sink<E>> Sink<E> for Offset<D> {
         unsafe { self.0.put_run(self.1 + i, run) }
     }
     #[inline(always)]
+    unsafe fn put_stream(&self, i: usize, run: &[E]) {
+        // SAFETY: forwarded; the window lies inside the sink.
+        unsafe { self.0.put_stream(self.1 + i, run) }
+    }
+    #[inline(always)]
     fn prefetch(&self, i: usize) {
         self.0.prefetch(self.1.wrapping_add(i))
     }
@@ -1091,6 +1172,9 @@ pub(crate) unsafe fn msd_then_lsd<E: Elem, S0: Source<E>, Dn: Sink<E>>(
     debug_assert_eq!(sum, n);
     let a = *dst;
     let last = *last;
+    // With per-task scratch the last in-bucket pass goes to the scratch and is streamed out to
+    // `last` (the caller's memory, cold and, from this size on, too large for the caches).
+    let stream = tuning::NT_OUTPUT && spare.is_none() && n * size_of::<E>() >= nt_min_bytes();
     // SAFETY: forwarded from the caller; `a` does not overlap `first`.
     unsafe { scatter_to_buf(first, a, chunks, &top) };
     let bucket = |other: Buf<E>, alias: bool, d: usize| {
@@ -1109,6 +1193,7 @@ pub(crate) unsafe fn msd_then_lsd<E: Elem, S0: Source<E>, Dn: Sink<E>>(
                 begin,
                 low,
                 width,
+                stream,
             )
         };
     };
@@ -1156,6 +1241,7 @@ unsafe fn sort_bucket<E: Elem, D: Sink<E>>(
     begin: u32,
     low: u32,
     width: u32,
+    stream: bool,
 ) {
     if len == 0 {
         return;
@@ -1202,7 +1288,7 @@ unsafe fn sort_bucket<E: Elem, D: Sink<E>>(
             guess.truncate(1);
             guess[0].width = guess[0].width.min(8);
         }
-        let (or, and, mut first) = survey_multi(&src, len, &guess, &sink);
+        let (or, and, mut first) = survey_multi(&src, len, &guess, (!stream).then_some(&sink));
         let varying = (or ^ and) & mask;
         let digits = plan(varying, low, width, true);
         let Some(&d0) = digits.first() else {
@@ -1264,6 +1350,7 @@ unsafe fn sort_bucket<E: Elem, D: Sink<E>>(
                             begin,
                             t,
                             width,
+                            false,
                         );
                     }
                     i = j;
@@ -1271,16 +1358,26 @@ unsafe fn sort_bucket<E: Elem, D: Sink<E>>(
                 return;
             }
         }
-        if digits == guess {
-            run_counted(&src, [&other, &src], &sink, alias, &one, &digits, first);
+        let counts = if digits == guess {
+            first
+        } else if d0 == guess[0] {
+            vec![first.swap_remove(0)]
+        } else {
+            vec![count(&src, &one, d0)]
+        };
+        if stream && alias == [false, false] && digits.len() >= 2 {
+            // The passes end in the scratch (`other`, odd count) or in `src`; then one
+            // sequential write of the window with non-temporal stores.
+            let (res, res_alias) = if digits.len() % 2 == 1 {
+                (other, [true, false])
+            } else {
+                (src, [false, true])
+            };
+            run_counted(&src, [&other, &src], &res, res_alias, &one, &digits, counts);
+            sink.put_stream(0, std::slice::from_raw_parts(res.0, len));
             return;
         }
-        let counts = if d0 == guess[0] {
-            first.swap_remove(0)
-        } else {
-            count(&src, &one, d0)
-        };
-        run(&src, [&other, &src], &sink, alias, &one, &digits, counts);
+        run_counted(&src, [&other, &src], &sink, alias, &one, &digits, counts);
     }
 }
 

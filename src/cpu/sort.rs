@@ -171,6 +171,19 @@ impl<K: RadixKey, V: Value> Sink<Pair<K::Bits, V>> for Unzip<K, V> {
         }
     }
     #[inline(always)]
+    unsafe fn put_stream(&self, i: usize, run: &[Pair<K::Bits, V>]) {
+        let desc = self.2;
+        // SAFETY: the caller owns positions `i..i + run.len()` of both slices; `k` stays
+        // below `run.len()`.
+        unsafe {
+            radix::stream_out(self.0.add(i), run.len(), |k| {
+                unimage(run.get_unchecked(k).key, desc)
+            });
+            radix::stream_out(self.1.add(i), run.len(), |k| run.get_unchecked(k).val);
+        }
+        radix::sfence();
+    }
+    #[inline(always)]
     fn prefetch(&self, i: usize) {
         radix::prefetch(self.0.wrapping_add(i).cast::<u8>());
         radix::prefetch(self.1.wrapping_add(i).cast::<u8>());
@@ -213,6 +226,12 @@ impl<B: RadixBits, I: SortIndex> Sink<Pair<B, I>> for Indices<I> {
     unsafe fn put(&self, i: usize, e: Pair<B, I>) {
         // SAFETY: the engine keeps `i` in bounds and owned by the calling task.
         unsafe { self.0.add(i).write(e.val) }
+    }
+    #[inline(always)]
+    unsafe fn put_stream(&self, i: usize, run: &[Pair<B, I>]) {
+        // SAFETY: the caller owns positions `i..i + run.len()`; `k` stays below `run.len()`.
+        unsafe { radix::stream_out(self.0.add(i), run.len(), |k| run.get_unchecked(k).val) };
+        radix::sfence();
     }
     #[inline(always)]
     fn prefetch(&self, i: usize) {

@@ -50,6 +50,10 @@ pub const WRITE_COMBINING: bool = false;
 /// The MSD scatter of large inputs stages cache lines and streams them out with non-temporal
 /// stores (`cpu::radix::scatter_nt`).
 pub const NT_SCATTER: bool = true;
+/// Pair and argsort outputs of at least `NT_MIN_BYTES` of records are written bucket by bucket
+/// from the in-cache scratch with non-temporal stores (`cpu::radix::stream_out`) instead of
+/// by the last scatter, whose destination lines were read from memory first.
+pub const NT_OUTPUT: bool = true;
 /// Data from this many bytes on takes the non-temporal MSD scatter (it would not stay in the
 /// caches for the bucket pass anyway).
 pub const NT_MIN_BYTES: usize = 16 << 20;
