@@ -95,6 +95,28 @@ pub(crate) trait Sink<E>: Sync + Copy {
             unsafe { self.put(i + k, e) };
         }
     }
+    /// Writes `run` to positions `i..i + run.len()`, the last write of an output window. Sinks
+    /// over the caller's memory may bypass the cache for whole lines ([`stream_out`]): no
+    /// read-for-ownership of memory that is cold. Fenced before it returns.
+    ///
+    /// # Safety
+    /// As [`Sink::put`] for every position of the run.
+    #[inline(always)]
+    unsafe fn put_stream(&self, i: usize, run: &[E])
+    where
+        E: Copy,
+    {
+        for (k, &e) in run.iter().enumerate() {
+            // SAFETY: forwarded from the caller.
+            unsafe { self.put(i + k, e) };
+        }
+    }
+    /// A hint to bring the cache line(s) position `i` will be written to into the cache; it
+    /// never faults, whatever `i` is.
+    #[inline(always)]
+    fn prefetch(&self, i: usize) {
+        let _ = i;
+    }
     /// Address of element 0 in elements, modulo `line`: position `i` starts a cache line when
     /// `(i + phase) % line == 0`. Only a performance hint.
     fn phase(&self, line: usize) -> usize;
@@ -147,6 +169,10 @@ impl<E: Copy + Send> Sink<E> for Buf<E> {
         // SAFETY: the caller keeps the run in bounds and owned by this task; the staging line
         // it comes from is a separate allocation.
         unsafe { std::ptr::copy_nonoverlapping(run.as_ptr(), self.0.add(i), run.len()) }
+    }
+    #[inline(always)]
+    fn prefetch(&self, i: usize) {
+        prefetch(self.0.wrapping_add(i).cast::<u8>());
     }
     fn phase(&self, line: usize) -> usize {
         phase_of(self.0, line)
@@ -289,30 +315,10 @@ pub(crate) unsafe fn survey<E: Elem, S: Source<E>>(
     let r = digit.radix();
     let task = |c: usize| {
         let (lo, hi) = chunks.range(c);
-        // Two sets of counters, alternating: equal digits in a row (sorted or few-valued
-        // input) then do not wait on each other's store. OR and AND in the image's own width.
         let mut cnt = vec![0usize; 2 * r];
-        let (mut or, mut and) = (E::B::ZERO, E::B::MAX);
-        let mut i = lo;
-        while i < hi {
-            for k in 0..2 {
-                if i + k >= hi {
-                    break;
-                }
-                // SAFETY: `i + k` is inside this chunk, which the caller guarantees is valid.
-                let e = unsafe { src.get(i + k) };
-                if let Some(w) = write {
-                    // SAFETY: as above; chunks are disjoint, so only this task writes there.
-                    unsafe { w.put(i + k, e) };
-                }
-                let b = e.bits();
-                or = or.or(b);
-                and = and.and(b);
-                // SAFETY: `digit.of` is masked below the radix; `k * r` selects a set.
-                unsafe { *cnt.get_unchecked_mut(k * r + digit.of(b)) += 1 };
-            }
-            i += 2;
-        }
+        // SAFETY: the chunk is inside the positions the caller guarantees; chunks are
+        // disjoint, so only this task writes its positions of `write`.
+        let (or, and) = unsafe { survey_range(*src, write.copied(), lo, hi, digit, &mut cnt) };
         let (a, b) = cnt.split_at(r);
         let cnt: Vec<usize> = a.iter().zip(b).map(|(x, y)| x + y).collect();
         (or.to_u128(), and.to_u128(), cnt)
@@ -338,21 +344,76 @@ pub(crate) unsafe fn survey<E: Elem, S: Source<E>>(
     s
 }
 
+/// One chunk of [`survey`]: OR and AND of the images of `[lo, hi)`, and the counts of `digit`
+/// in two sets of `cnt` (alternating, so that equal digits in a row, as in sorted or
+/// few-valued input, do not wait on each other's store). Everything the loop uses is a local
+/// copy: with the closure's captured references, the compiler reloaded the source pointer and
+/// the digit from memory on every element (it could not rule out the counter stores aliasing
+/// them).
+///
+/// # Safety
+/// `src` and `write` are valid for `[lo, hi)`, which no other thread writes; `cnt` has
+/// `2 * digit.radix()` entries.
+#[inline(always)]
+unsafe fn survey_range<E: Elem, S: Source<E>>(
+    src: S,
+    write: Option<Buf<E>>,
+    lo: usize,
+    hi: usize,
+    digit: Digit,
+    cnt: &mut [usize],
+) -> (E::B, E::B) {
+    let (shift, mask) = (digit.shift, digit.mask());
+    let (c0, c1) = cnt.split_at_mut(digit.radix());
+    let (mut or, mut and) = (E::B::ZERO, E::B::MAX);
+    let mut i = lo;
+    while i + 2 <= hi {
+        // SAFETY: `i + 1 < hi`; digits are masked below the radix, the length of each set.
+        unsafe {
+            let (x, y) = (src.get(i), src.get(i + 1));
+            if let Some(w) = write {
+                w.put(i, x);
+                w.put(i + 1, y);
+            }
+            let (a, b) = (x.bits(), y.bits());
+            or = or.or(a).or(b);
+            and = and.and(a).and(b);
+            *c0.get_unchecked_mut(a.digit(shift, mask)) += 1;
+            *c1.get_unchecked_mut(b.digit(shift, mask)) += 1;
+        }
+        i += 2;
+    }
+    if i < hi {
+        // SAFETY: as above, for the last position.
+        unsafe {
+            let x = src.get(i);
+            if let Some(w) = write {
+                w.put(i, x);
+            }
+            let a = x.bits();
+            or = or.or(a);
+            and = and.and(a);
+            *c0.get_unchecked_mut(a.digit(shift, mask)) += 1;
+        }
+    }
+    (or, and)
+}
+
 /// The up-front read of one bucket (one chunk of `len`): OR, AND and the counts of every
 /// digit in `guess` (at most [`MULTI_MAX`], each at most 8 bits wide), so that the LSD passes
 /// after it only move elements.
 ///
 /// # Safety
 /// `src` is valid for `len` initialised positions.
-pub(crate) unsafe fn survey_multi<E: Elem, S: Source<E>>(
+pub(crate) unsafe fn survey_multi<E: Elem, S: Source<E>, W: Sink<E>>(
     src: &S,
     len: usize,
     guess: &[Digit],
-    warm: Buf<E>,
+    warm: Option<&W>,
 ) -> (u128, u128, Vec<Counts>) {
-    // One prefetch per cache line of `warm` (the first scatter's destination, which is cold:
-    // the caller's memory, last read long before), so that scatter finds its lines in the
-    // cache instead of waiting on a read-for-ownership per line.
+    // One prefetch per cache line of `warm` (the bucket's window of the output, which is
+    // cold: the caller's memory, last read long before), so that the scatter that writes it
+    // finds its lines in the cache instead of waiting on a read-for-ownership per line.
     let per_line = (tuning::CACHE_LINE / size_of::<E>().max(1)).max(1);
     let mut cnt = [[0u32; 256]; MULTI_MAX];
     let g = guess.len().min(MULTI_MAX);
@@ -364,24 +425,54 @@ pub(crate) unsafe fn survey_multi<E: Elem, S: Source<E>>(
     };
     let (d0, d1, d2) = (d(0), d(1), d(2));
     let (mut or, mut and) = (E::B::ZERO, E::B::MAX);
+    // Three digits side by side with the lower two 8 bits wide (u32 keys and pairs in the MSD
+    // buckets): one variable shift per element, then constant byte extractions, instead of a
+    // variable shift for each digit (the loop was ~22 instructions per element, 20% of a
+    // 2^20 u32 sort; bench/NOTES.md 2026-11-30 session 4).
+    let bytes = g == MULTI_MAX
+        && d0.width == 8
+        && d1.width == 8
+        && d1.shift == d0.shift + 8
+        && d2.shift == d0.shift + 16;
+    let m2 = d2.mask() as usize;
     // Bucket lengths stay far below 2^32, so u32 counters cannot overflow.
-    for i in 0..len {
-        // SAFETY: `i < len`; digits of at most 8 bits index 256 counters.
-        unsafe {
-            if i % per_line == 0 {
-                prefetch(warm.0.add(i).cast::<u8>());
+    let mut i = 0;
+    while i < len {
+        let end = (i + per_line).min(len);
+        if let Some(w) = warm {
+            w.prefetch(i);
+        }
+        if bytes {
+            for j in i..end {
+                // SAFETY: `j < len`; every index is masked to at most 8 bits (256 counters).
+                unsafe {
+                    let b = src.get(j).bits();
+                    or = or.or(b);
+                    and = and.and(b);
+                    let x = b.digit(d0.shift, 0xff_ffff);
+                    *cnt[0].get_unchecked_mut(x & 0xff) += 1;
+                    *cnt[1].get_unchecked_mut((x >> 8) & 0xff) += 1;
+                    *cnt[2].get_unchecked_mut((x >> 16) & m2) += 1;
+                }
             }
-            let b = src.get(i).bits();
-            or = or.or(b);
-            and = and.and(b);
-            *cnt[0].get_unchecked_mut(d0.of(b)) += 1;
-            if g > 1 {
-                *cnt[1].get_unchecked_mut(d1.of(b)) += 1;
-            }
-            if g > 2 {
-                *cnt[2].get_unchecked_mut(d2.of(b)) += 1;
+        } else {
+            for j in i..end {
+                // SAFETY: `j < len`; digits of at most 8 bits index 256 counters.
+                unsafe {
+                    let b = src.get(j).bits();
+                    or = or.or(b);
+                    and = and.and(b);
+                    *cnt[0].get_unchecked_mut(d0.of(b)) += 1;
+                    if g > 1 {
+                        *cnt[1].get_unchecked_mut(d1.of(b)) += 1;
+                    }
+                    if g > 2 {
+                        *cnt[2].get_unchecked_mut(d2.of(b)) += 1;
+                    }
+                }
             }
         }
+        i = end;
     }
     let counts = (0..g)
         .map(|k| Counts {
@@ -397,7 +488,7 @@ pub(crate) unsafe fn survey_multi<E: Elem, S: Source<E>>(
 
 /// A hint to bring the line at `p` into the cache; never faults, whatever `p` is.
 #[inline(always)]
-fn prefetch(p: *const u8) {
+pub(crate) fn prefetch(p: *const u8) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch has no architectural effect and does not fault on any address.
     unsafe {
@@ -620,6 +711,64 @@ unsafe fn stream_line(to: *mut u8, from: &Line) {
     unsafe {
         std::ptr::copy_nonoverlapping(from.0.as_ptr(), to, 64)
     }
+}
+
+/// Writes `f(0), .., f(n - 1)` to `dst` in order; the whole cache lines among them are built
+/// in a staging line and written with non-temporal stores (no read-for-ownership), the partial
+/// lines at both ends with plain stores. The caller fences ([`sfence`]) before another thread
+/// reads the data.
+///
+/// # Safety
+/// `dst` is valid for `n` writes that no other thread accesses during the call.
+#[inline(always)]
+pub(crate) unsafe fn stream_out<T: Copy>(dst: *mut T, n: usize, f: impl Fn(usize) -> T) {
+    let size = size_of::<T>();
+    let line = tuning::CACHE_LINE;
+    if !cfg!(target_arch = "x86_64")
+        || size == 0
+        || size > line / 4
+        || line % size != 0
+        || (dst as usize) % size != 0
+    {
+        for k in 0..n {
+            // SAFETY: `k < n`.
+            unsafe { dst.add(k).write(f(k)) };
+        }
+        return;
+    }
+    let per = line / size;
+    let head = ((line - (dst as usize) % line) % line / size).min(n);
+    // SAFETY (whole body): every position written is below `n`; the staging line is 64-byte
+    // aligned, so it holds `per` values of `T` (whose size divides 64) at their alignment.
+    unsafe {
+        for k in 0..head {
+            dst.add(k).write(f(k));
+        }
+        let mut stage = Line([0; 64]);
+        let mut k = head;
+        while k + per <= n {
+            let l = stage.0.as_mut_ptr().cast::<T>();
+            for j in 0..per {
+                l.add(j).write(f(k + j));
+            }
+            stream_line(dst.add(k).cast::<u8>(), &stage);
+            k += per;
+        }
+        for k in k..n {
+            dst.add(k).write(f(k));
+        }
+    }
+}
+
+/// Orders earlier non-temporal stores before later stores (then the join that hands the data to
+/// another thread).
+#[inline(always)]
+pub(crate) fn sfence() {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a store fence has no preconditions.
+    unsafe {
+        std::arch::x86_64::_mm_sfence()
+    };
 }
 
 /// The software write-combining scatter for passes that go to memory (Polychroniou & Ross,
@@ -965,15 +1114,29 @@ impl<E: Copy, D: Sink<E>> Sink<E> for Offset<D> {
         // SAFETY: forwarded; the window lies inside the sink.
         unsafe { self.0.put_run(self.1 + i, run) }
     }
+    #[inline(always)]
+    unsafe fn put_stream(&self, i: usize, run: &[E]) {
+        // SAFETY: forwarded; the window lies inside the sink.
+        unsafe { self.0.put_stream(self.1 + i, run) }
+    }
+    #[inline(always)]
+    fn prefetch(&self, i: usize) {
+        self.0.prefetch(self.1.wrapping_add(i))
+    }
     fn phase(&self, line: usize) -> usize {
         (self.0.phase(line) + self.1) % line
     }
 }
 
 /// The MSD-first hybrid for large inputs: one parallel stable scatter on the top digit
-/// (`top`, its per-chunk counts known) from `first` into `bufs[1]`, then every bucket is sorted
-/// on its own by a serial LSD over the bits `[begin, top.shift)` that vary inside it, between
-/// its windows of `bufs[1]` and `bufs[0]`, and written to its window of `last`.
+/// (`top`, its per-chunk counts known) from `first` into `dst`, then every bucket is sorted
+/// on its own by a serial LSD over the bits `[begin, top.shift)` that vary inside it, in its
+/// window of `dst` with a scratch window, and written to its window of `last`. The scratch is
+/// `spare` (`n` positions the caller can give, e.g. the keys' own memory; `alias0` says whether
+/// it is `last`'s memory) or, when `None`, one buffer of the largest bucket's length per task,
+/// reused from bucket to bucket: it stays in L2, and `n` fresh positions are never faulted in
+/// (the kernel zeroing 128 MiB of fresh pages was ~15% of a 2^24 u32/u32 pair sort,
+/// bench/NOTES.md 2026-11-30 session 4).
 ///
 /// Why: on few cores a pass over memory costs about as much as the compute, and every
 /// parallel pass ends in a barrier that a descheduled thread holds up. Buckets of ~64K elements
@@ -981,11 +1144,13 @@ impl<E: Copy, D: Sink<E>> Sink<E> for Offset<D> {
 /// memory about twice instead of once per digit. Small buckets take std's stable sort.
 ///
 /// # Safety
-/// As [`run`], with `alias0` saying whether `bufs[0]` shares memory with `last`.
+/// As [`run`]: `first`, `dst`, `spare` and `last` are valid for `n = chunks`' positions, `dst`
+/// overlaps neither `first` nor `spare`, and `spare` is `last`'s memory exactly when `alias0`.
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn msd_then_lsd<E: Elem, S0: Source<E>, Dn: Sink<E>>(
     first: &S0,
-    bufs: [&Buf<E>; 2],
+    dst: &Buf<E>,
+    spare: Option<&Buf<E>>,
     last: &Dn,
     alias0: bool,
     chunks: &Chunks,
@@ -1005,29 +1170,49 @@ pub(crate) unsafe fn msd_then_lsd<E: Elem, S0: Source<E>, Dn: Sink<E>>(
     }
     bounds.push(sum);
     debug_assert_eq!(sum, n);
-    let (a, b) = (*bufs[1], *bufs[0]);
+    let a = *dst;
     let last = *last;
+    // With per-task scratch the last in-bucket pass goes to the scratch and is streamed out to
+    // `last` (the caller's memory, cold and, from this size on, too large for the caches).
+    let stream = tuning::NT_OUTPUT && spare.is_none() && n * size_of::<E>() >= nt_min_bytes();
     // SAFETY: forwarded from the caller; `a` does not overlap `first`.
     unsafe { scatter_to_buf(first, a, chunks, &top) };
-    let bucket = |d: usize| {
+    let bucket = |other: Buf<E>, alias: bool, d: usize| {
         let (lo, hi) = (bounds[d], bounds[d + 1]);
-        // SAFETY: buckets are disjoint windows of `a`, `b` and `last`, each owned by this task;
-        // `b` aliases `last` exactly when the caller says so.
+        // SAFETY: buckets are disjoint windows of `a` and `last`, each owned by this task;
+        // `other` is this bucket's window of `spare` or the task's own scratch, valid for
+        // `hi - lo` positions, and `last`'s memory exactly when `alias`.
         unsafe {
             sort_bucket(
                 a.at(lo),
-                b.at(lo),
+                other,
                 last,
                 lo,
-                [alias0, false],
+                [alias, false],
                 hi - lo,
                 begin,
                 low,
                 width,
+                stream,
             )
         };
     };
-    (0..r).into_par_iter().for_each(bucket);
+    match spare {
+        Some(b) => {
+            let b = *b;
+            (0..r).into_par_iter().for_each(|d| {
+                // SAFETY: the bucket's start is within the `n` positions of `spare`.
+                bucket(unsafe { b.at(bounds[d]) }, alias0, d)
+            })
+        }
+        None => {
+            let most = (0..r).map(|d| bounds[d + 1] - bounds[d]).max().unwrap_or(0);
+            (0..r).into_par_iter().for_each_init(
+                || Vec::<E>::with_capacity(most),
+                |s, d| bucket(Buf(s.as_mut_ptr()), false, d),
+            );
+        }
+    }
 }
 
 /// Sorts one bucket of `len` elements in `src` by bits `[begin, low)` (its higher bits are
@@ -1056,6 +1241,7 @@ unsafe fn sort_bucket<E: Elem, D: Sink<E>>(
     begin: u32,
     low: u32,
     width: u32,
+    stream: bool,
 ) {
     if len == 0 {
         return;
@@ -1102,7 +1288,7 @@ unsafe fn sort_bucket<E: Elem, D: Sink<E>>(
             guess.truncate(1);
             guess[0].width = guess[0].width.min(8);
         }
-        let (or, and, mut first) = survey_multi(&src, len, &guess, other);
+        let (or, and, mut first) = survey_multi(&src, len, &guess, (!stream).then_some(&sink));
         let varying = (or ^ and) & mask;
         let digits = plan(varying, low, width, true);
         let Some(&d0) = digits.first() else {
@@ -1164,6 +1350,7 @@ unsafe fn sort_bucket<E: Elem, D: Sink<E>>(
                             begin,
                             t,
                             width,
+                            false,
                         );
                     }
                     i = j;
@@ -1171,16 +1358,26 @@ unsafe fn sort_bucket<E: Elem, D: Sink<E>>(
                 return;
             }
         }
-        if digits == guess {
-            run_counted(&src, [&other, &src], &sink, alias, &one, &digits, first);
+        let counts = if digits == guess {
+            first
+        } else if d0 == guess[0] {
+            vec![first.swap_remove(0)]
+        } else {
+            vec![count(&src, &one, d0)]
+        };
+        if stream && alias == [false, false] && digits.len() >= 2 {
+            // The passes end in the scratch (`other`, odd count) or in `src`; then one
+            // sequential write of the window with non-temporal stores.
+            let (res, res_alias) = if digits.len() % 2 == 1 {
+                (other, [true, false])
+            } else {
+                (src, [false, true])
+            };
+            run_counted(&src, [&other, &src], &res, res_alias, &one, &digits, counts);
+            sink.put_stream(0, std::slice::from_raw_parts(res.0, len));
             return;
         }
-        let counts = if d0 == guess[0] {
-            first.swap_remove(0)
-        } else {
-            count(&src, &one, d0)
-        };
-        run(&src, [&other, &src], &sink, alias, &one, &digits, counts);
+        run_counted(&src, [&other, &src], &sink, alias, &one, &digits, counts);
     }
 }
 

@@ -127,6 +127,10 @@ impl<K: RadixKey> Sink<K::Bits> for Keys<K> {
         // SAFETY: the engine keeps `i` in bounds and owned by the calling task.
         unsafe { self.0.add(i).write(unimage(b, self.1)) }
     }
+    #[inline(always)]
+    fn prefetch(&self, i: usize) {
+        radix::prefetch(self.0.wrapping_add(i).cast::<u8>());
+    }
     fn phase(&self, line: usize) -> usize {
         radix::phase_of(self.0, line)
     }
@@ -166,6 +170,24 @@ impl<K: RadixKey, V: Value> Sink<Pair<K::Bits, V>> for Unzip<K, V> {
             self.1.add(i).write(e.val);
         }
     }
+    #[inline(always)]
+    unsafe fn put_stream(&self, i: usize, run: &[Pair<K::Bits, V>]) {
+        let desc = self.2;
+        // SAFETY: the caller owns positions `i..i + run.len()` of both slices; `k` stays
+        // below `run.len()`.
+        unsafe {
+            radix::stream_out(self.0.add(i), run.len(), |k| {
+                unimage(run.get_unchecked(k).key, desc)
+            });
+            radix::stream_out(self.1.add(i), run.len(), |k| run.get_unchecked(k).val);
+        }
+        radix::sfence();
+    }
+    #[inline(always)]
+    fn prefetch(&self, i: usize) {
+        radix::prefetch(self.0.wrapping_add(i).cast::<u8>());
+        radix::prefetch(self.1.wrapping_add(i).cast::<u8>());
+    }
     fn phase(&self, line: usize) -> usize {
         radix::phase_of(self.0, line)
     }
@@ -204,6 +226,16 @@ impl<B: RadixBits, I: SortIndex> Sink<Pair<B, I>> for Indices<I> {
     unsafe fn put(&self, i: usize, e: Pair<B, I>) {
         // SAFETY: the engine keeps `i` in bounds and owned by the calling task.
         unsafe { self.0.add(i).write(e.val) }
+    }
+    #[inline(always)]
+    unsafe fn put_stream(&self, i: usize, run: &[Pair<B, I>]) {
+        // SAFETY: the caller owns positions `i..i + run.len()`; `k` stays below `run.len()`.
+        unsafe { radix::stream_out(self.0.add(i), run.len(), |k| run.get_unchecked(k).val) };
+        radix::sfence();
+    }
+    #[inline(always)]
+    fn prefetch(&self, i: usize) {
+        radix::prefetch(self.0.wrapping_add(i).cast::<u8>());
     }
     fn phase(&self, line: usize) -> usize {
         radix::phase_of(self.0, line)
@@ -323,7 +355,8 @@ fn keys_impl<K: RadixKey>(keys: &mut [K], opts: &SortOptions) {
             };
             radix::msd_then_lsd(
                 &bits,
-                [&bits, &tb],
+                &tb,
+                Some(&bits),
                 &last,
                 true,
                 &chunks,
@@ -428,9 +461,7 @@ fn pairs_impl<K: RadixKey, V: Value>(keys: &mut [K], values: &mut [V], opts: &So
     let digits = radix::plan(varying, end, width, opts.digit_bits.is_none());
     let Some(&d0) = digits.first() else { return };
     let mut a = Scratch::<Pair<K::Bits, V>>::new(n);
-    // Untouched when there is one pass: its pages are never faulted in.
-    let mut b = Scratch::<Pair<K::Bits, V>>::new(n);
-    let (ab, bb) = (a.buf(), b.buf());
+    let ab = a.buf();
     if n >= tuning::MSD_MIN_LEN {
         let top = top_digit(n, size_of::<Pair<K::Bits, V>>(), varying, begin);
         // SAFETY: keys and values have `n` elements; the scratch buffers are separate.
@@ -443,18 +474,14 @@ fn pairs_impl<K: RadixKey, V: Value>(keys: &mut [K], values: &mut [V], opts: &So
             let zip = Zip(kp, vp, desc);
             let unzip = Unzip(kp, vp, desc);
             radix::msd_then_lsd(
-                &zip,
-                [&ab, &bb],
-                &unzip,
-                false,
-                &chunks,
-                counts,
-                begin,
-                width,
+                &zip, &ab, None, &unzip, false, &chunks, counts, begin, width,
             );
         }
         return;
     }
+    // Untouched when there is one pass: its pages are never faulted in.
+    let mut b = Scratch::<Pair<K::Bits, V>>::new(n);
+    let bb = b.buf();
     // SAFETY: as above.
     let counts = if d0 == guess {
         survey.first
@@ -515,8 +542,7 @@ fn argsort_impl<K: RadixKey, I: SortIndex>(keys: &[K], opts: &SortOptions) -> Ve
     };
     let mut out: Vec<I> = Vec::with_capacity(n);
     let mut a = Scratch::<Pair<K::Bits, I>>::new(n);
-    let mut b = Scratch::<Pair<K::Bits, I>>::new(n);
-    let (ab, bb) = (a.buf(), b.buf());
+    let ab = a.buf();
     if n >= tuning::MSD_MIN_LEN {
         let top = top_digit(n, size_of::<Pair<K::Bits, I>>(), varying, begin);
         // SAFETY: `kp` is valid for `n` keys and only read; `out` and the scratch buffers are
@@ -530,20 +556,15 @@ fn argsort_impl<K: RadixKey, I: SortIndex>(keys: &[K], opts: &SortOptions) -> Ve
             let iota = Iota(kp, desc, std::marker::PhantomData);
             let sink = Indices(out.as_mut_ptr());
             radix::msd_then_lsd(
-                &iota,
-                [&ab, &bb],
-                &sink,
-                false,
-                &chunks,
-                counts,
-                begin,
-                width,
+                &iota, &ab, None, &sink, false, &chunks, counts, begin, width,
             );
             // SAFETY: every bucket wrote its window of `out`.
             out.set_len(n);
         }
         return out;
     }
+    let mut b = Scratch::<Pair<K::Bits, I>>::new(n);
+    let bb = b.buf();
     // SAFETY: as above.
     let counts = if d0 == guess {
         survey.first

@@ -255,6 +255,18 @@ fn msd_buckets() {
         &SortOptions::new(),
         "msd i16",
     );
+    // In-bucket digits of 8, 8 and 7 bits, from bit 0 or not (the byte-wise count of
+    // `survey_multi` with a top digit narrower than a byte, whose bits above it are the
+    // bucket's own, not zero); two in-bucket passes and one (the pair and argsort outputs
+    // streamed from the scratch after an odd and an even number of passes, and not streamed
+    // after one; the records are 2 MiB, above the test threshold of the non-temporal paths).
+    let keys = gen::<u32>(n, Dist::Uniform, 25);
+    assert!(n * 8 >= super::radix::nt_min_bytes());
+    for (b, e) in [(0, 31), (1, 32), (5, 29), (0, 24), (0, 16), (3, 20)] {
+        for opts in all_orders() {
+            check(&keys, &opts.bits(b, e), "msd u32 range");
+        }
+    }
 }
 
 /// Buckets whose remaining bits need more than `BUCKET_LSD_MAX_PASSES` digits take the top

@@ -50,6 +50,10 @@ pub const WRITE_COMBINING: bool = false;
 /// The MSD scatter of large inputs stages cache lines and streams them out with non-temporal
 /// stores (`cpu::radix::scatter_nt`).
 pub const NT_SCATTER: bool = true;
+/// Pair and argsort outputs of at least `NT_MIN_BYTES` of records are written bucket by bucket
+/// from the in-cache scratch with non-temporal stores (`cpu::radix::stream_out`) instead of
+/// by the last scatter, whose destination lines were read from memory first.
+pub const NT_OUTPUT: bool = true;
 /// Data from this many bytes on takes the non-temporal MSD scatter (it would not stay in the
 /// caches for the bucket pass anyway).
 pub const NT_MIN_BYTES: usize = 16 << 20;
@@ -74,5 +78,9 @@ pub const SCAN_BLOCK: usize = 1 << 17;
 
 /// Huge page size for scratch buffers (Linux transparent huge pages, `madvise` mode).
 pub const HUGE_PAGE: usize = 2 << 20;
-/// Scratch buffers from this size on are 2 MiB aligned and advised as huge pages.
-pub const HUGE_PAGE_MIN: usize = 4 << 20;
+/// Scratch buffers from this size on are 2 MiB aligned and advised as huge pages. 32 MiB:
+/// glibc's largest dynamic mmap threshold on 64-bit, so smaller buffers come from the heap after
+/// the first call and are reused without faults (u32 2^20: the 4 MiB buffer's two huge pages,
+/// zeroed by the kernel on every call, were 3.5% of the sort; bench/NOTES.md 2026-11-30
+/// session 4), while larger ones are mapped afresh every time and fault in 2 MiB at once.
+pub const HUGE_PAGE_MIN: usize = 32 << 20;
