@@ -304,13 +304,15 @@ mod tests {
     fn scan_shapes_parse_over_the_defaults() {
         let d = ScanLbShape::DEFAULT;
         assert_eq!(ScanLbShape::parse(""), Ok(d));
-        let s = ScanLbShape::parse("threads=512, vecs=8").unwrap();
+        let s = ScanLbShape::parse("threads=256, vecs=8").unwrap();
         assert_eq!(
             (s.threads, s.vecs, s.windows, s.min_blocks),
-            (512, 8, d.windows, d.min_blocks)
+            (256, 8, d.windows, d.min_blocks)
         );
-        assert_eq!(s.tile(4), 512 * 8 * 4);
-        assert_eq!(s.tile(8), 512 * 8 * 2);
+        assert_eq!(s.tile(4), 256 * 8 * 4);
+        assert_eq!(s.tile(8), 256 * 8 * 2);
+        // A 64 KiB tile does not fit the kernel's static shared memory.
+        assert!(ScanLbShape::parse("threads=512,vecs=8").is_err());
         let s = ScanLbShape::parse("windows=2,blocks=6").unwrap();
         assert_eq!((s.threads, s.windows, s.min_blocks), (d.threads, 2, 6));
         for bad in [
