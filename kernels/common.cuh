@@ -29,6 +29,22 @@ static_assert(THREADS <= 1024, "at most 1024 threads per block");
 __device__ __forceinline__ u32 lane_id() { return threadIdx.x & (WARP_THREADS - 1); }
 __device__ __forceinline__ u32 warp_id() { return threadIdx.x / WARP_THREADS; }
 
+// Asks L2 to fetch [p, p + bytes) ahead of its use: one bulk prefetch (sm_90 and later; a hint
+// that holds no registers and returns nothing; older devices skip it). Only the whole 16-byte
+// units inside the range are named, so nothing outside it is touched.
+__device__ __forceinline__ void prefetch_l2(const void *p, unsigned long long bytes) {
+#if __CUDA_ARCH__ >= 900
+    const unsigned long long lo = ((unsigned long long)p + 15) & ~15ull;
+    const unsigned long long hi = ((unsigned long long)p + bytes) & ~15ull;
+    if (hi > lo)
+        asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(lo), "r"((u32)(hi - lo))
+                     : "memory");
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
+
 // Inclusive scan across a warp with shuffles (Kogge-Stone, log2(32) steps).
 template <typename T>
 __device__ __forceinline__ T warp_inclusive_scan(T x) {

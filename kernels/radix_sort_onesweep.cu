@@ -28,6 +28,9 @@
 #ifndef LOOKBACK
 #error "LOOKBACK (status words read per look-back step) must be defined"
 #endif
+#ifndef PREFETCH_AHEAD
+#error "PREFETCH_AHEAD (the pass kernel's L2 prefetch distance in tiles, 0 for none) must be defined"
+#endif
 static_assert(LOOKBACK >= 1 && LOOKBACK <= 16, "LOOKBACK is 1 to 16 words per step");
 #define RADIX (1 << RADIX_BITS)
 #define TILE (THREADS * ITEMS)
@@ -390,8 +393,23 @@ onesweep_pass(const key_t *__restrict__ keys_in, key_t *__restrict__ keys_out,
               u32 *__restrict__ tile_counter, const u32 *__restrict__ digit_offsets, u64 n,
               u32 shift, u32 bits, u32 num_tiles, u32 desc, u32 first, u32 last, u32 iota) {
     __shared__ TileStorage st;
-    (void)num_tiles;
-    if (threadIdx.x == 0) st.tile = atomicAdd(tile_counter, 1u);
+    if (threadIdx.x == 0) {
+        const u32 t = atomicAdd(tile_counter, 1u);
+        st.tile = t;
+#if PREFETCH_AHEAD > 0
+        // The tile PREFETCH_AHEAD tickets on (a block that starts later will take it) is
+        // brought into L2 now, so that its block's loads wait on L2, not on DRAM.
+        const u32 ahead = t + PREFETCH_AHEAD;
+        if (ahead < num_tiles) {
+            const u64 b = (u64)ahead * TILE;
+            const u64 cnt = min((u64)TILE, n - b);
+            prefetch_l2(keys_in + b, cnt * sizeof(key_t));
+#if HAS_VALUES
+            if (!iota) prefetch_l2(vals_in + b, cnt * sizeof(value_t));
+#endif
+        }
+#endif
+    }
     __syncthreads();
     const u32 tile = st.tile;
     // Clear this tile's status words for the next pass (that pass runs after this kernel).

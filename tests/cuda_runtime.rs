@@ -315,12 +315,43 @@ fn onesweep_tiles_orders_bit_ranges_and_pairs() {
     r.sort_unstable();
     assert_eq!(k, r, "2^24 + 1 keys below 2^20");
     // All keys equal: every pass is skipped, pairs keep their order.
-    let input = vec![7u32; size(1 << 21)];
+    let input = vec![7u32; size(1 << 22)];
     let mut k = input.clone();
     let mut v: Vec<u32> = (0..input.len() as u32).collect();
     e.sort_pairs(&mut k, &mut v, &os).unwrap();
     assert_eq!(k, input);
     assert!(v.iter().enumerate().all(|(i, &x)| x as usize == i));
+    // The read-back of the digit counts overlaps the first pass, which always runs: keys
+    // that differ only in the first digit (the first pass runs again as the last), only in
+    // later digits (the first pass is an identity), in both orders, pairs, argsort, in place.
+    let n = size((1 << 22) + 3);
+    let base = keys::<u32>(n, 21);
+    let low: Vec<u32> = base.iter().map(|k| 0x5500_0000 | (k & 0xff)).collect();
+    let high: Vec<u32> = base.iter().map(|k| k << 8).collect();
+    for (input, what) in [(&low, "first digit only"), (&high, "later digits only")] {
+        for o in [os.clone(), os.clone().descending()] {
+            let mut k = input.clone();
+            let mut v: Vec<u32> = (0..n as u32).collect();
+            e.sort_pairs(&mut k, &mut v, &o).unwrap();
+            let (rk, rv) = reference::sort_pairs(input, &(0..n as u32).collect::<Vec<_>>(), &o);
+            same_bits(&k, &rk, &format!("{what} {o:?}"));
+            assert_eq!(v, rv, "{what} {o:?} payloads");
+            let p: Vec<u32> = e.argsort_as(input, &o).unwrap();
+            assert_eq!(
+                p,
+                reference::argsort::<u32, u32>(input, &o),
+                "{what} argsort"
+            );
+        }
+        let g = e.cuda().unwrap();
+        let mut d = DeviceBuffer::upload(g, input).unwrap();
+        g.sort_device_in_place(&mut d, &os).unwrap();
+        same_bits(
+            &d.download(g).unwrap(),
+            &reference::sort_keys(input, &os),
+            &format!("{what} in place"),
+        );
+    }
     // In place on the device with a single pass (bits [0, 8)) must not read what it wrote.
     let g = e.cuda().unwrap();
     let host: Vec<u32> = keys(size(1 << 20), 77);
@@ -381,6 +412,13 @@ fn small_sorts_single_block_and_single_launch() {
         sizes.extend([64 * t - 1, 128 * t + 7]);
     }
     sizes.extend([(1 << 16) + 1, (1 << 18) - 3]);
+    // The counting sort's largest inputs for each key width (u128 keys are cut below).
+    for kb in [1, 2, 4, 8, 16] {
+        let m = histosort::tuning::cuda::rank_sort_max(kb);
+        sizes.extend([m - 1, m, m + 1]);
+    }
+    sizes.sort_unstable();
+    sizes.dedup();
     for &n in &sizes {
         let r: Vec<u32> = keys(n, 3 + n as u64);
         let few: Vec<u32> = r.iter().map(|x| x % 3 * 0x0101_0101).collect();
@@ -399,16 +437,18 @@ fn small_sorts_single_block_and_single_launch() {
         run::<i16>(&e, &keys::<i16>(n, 10 + n as u64), &os, "i16");
         run::<u128>(&e, &keys::<u128>(n.min(4 * cap(16, 16)), 12), &os, "u128");
     }
-    // In place on the device, single block.
+    // In place on the device: the counting sort (through a copy), the single block, one launch.
     let g = e.cuda().unwrap();
-    let host: Vec<i32> = keys(cap(4, 0) - 5, 78);
-    let mut d = DeviceBuffer::upload(g, &host).unwrap();
-    g.sort_device_in_place(&mut d, &os).unwrap();
-    same_bits(
-        &d.download(g).unwrap(),
-        &reference::sort_keys(&host, &os),
-        "in place, one block",
-    );
+    for n in [33, 4097, cap(4, 0) - 5, 20_001] {
+        let host: Vec<i32> = keys(n, 78);
+        let mut d = DeviceBuffer::upload(g, &host).unwrap();
+        g.sort_device_in_place(&mut d, &os).unwrap();
+        same_bits(
+            &d.download(g).unwrap(),
+            &reference::sort_keys(&host, &os),
+            &format!("in place, n={n}"),
+        );
+    }
 }
 
 /// Lengths above 2^31 (run explicitly on a large GPU: `--ignored`): checked for order and

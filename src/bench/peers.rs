@@ -198,10 +198,12 @@ pub fn cases(quick: bool, sizes: Option<&[usize]>) -> Vec<PeerCase> {
                 vec![1 << 22],
                 vec![64 << 20],
             ),
+            // Issue 5: every power of two from 2^12 to 2^22 (1.0x CUB, 2x up to 2^16), then
+            // the large sizes (1.3x) for u32 keys, pairs and u64 keys.
             (false, None) => (
-                vec![1 << 12, 1 << 16, 1 << 20, 1 << 24, 1 << 26, 1 << 28],
+                (12..=22).chain([24, 26, 28]).map(|e| 1usize << e).collect(),
+                vec![1 << 24, 1 << 26, 1 << 28],
                 vec![1 << 24, 1 << 26],
-                vec![1 << 24],
                 vec![64 << 20, 1 << 30],
             ),
         };
@@ -917,6 +919,13 @@ nvcc warning : something unrelated
             n: 1 << 30,
             distinct: 1
         }));
+        // Issue 5 holds every power of two from 2^12 to 2^22 to CUB.
+        for e in 12..=22 {
+            assert!(full.contains(&PeerCase::SortKeys {
+                dtype: "u32",
+                n: 1 << e
+            }));
+        }
         assert!(cases(true, None).len() < full.len());
         // The program accepts every case name the Rust side sends.
         for c in &full {

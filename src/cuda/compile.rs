@@ -25,6 +25,7 @@ pub enum KernelFile {
     ThreePhase,
     Onesweep,
     BlockSort,
+    RankSort,
     Scan,
     Histogram,
     HistogramBins,
@@ -34,11 +35,12 @@ pub enum KernelFile {
 }
 
 impl KernelFile {
-    pub const ALL: [KernelFile; 10] = [
+    pub const ALL: [KernelFile; 11] = [
         KernelFile::Keys,
         KernelFile::ThreePhase,
         KernelFile::Onesweep,
         KernelFile::BlockSort,
+        KernelFile::RankSort,
         KernelFile::Scan,
         KernelFile::Histogram,
         KernelFile::HistogramBins,
@@ -53,6 +55,7 @@ impl KernelFile {
             KernelFile::ThreePhase => "radix_sort_three_phase.cu",
             KernelFile::Onesweep => "radix_sort_onesweep.cu",
             KernelFile::BlockSort => "radix_sort_block.cu",
+            KernelFile::RankSort => "sort_rank.cu",
             KernelFile::Scan => "scan.cu",
             KernelFile::Histogram => "histogram.cu",
             KernelFile::HistogramBins => "histogram_bins.cu",
@@ -68,6 +71,7 @@ impl KernelFile {
             KernelFile::ThreePhase => include_str!("../../kernels/radix_sort_three_phase.cu"),
             KernelFile::Onesweep => include_str!("../../kernels/radix_sort_onesweep.cu"),
             KernelFile::BlockSort => include_str!("../../kernels/radix_sort_block.cu"),
+            KernelFile::RankSort => include_str!("../../kernels/sort_rank.cu"),
             KernelFile::Scan => include_str!("../../kernels/scan.cu"),
             KernelFile::Histogram => include_str!("../../kernels/histogram.cu"),
             KernelFile::HistogramBins => include_str!("../../kernels/histogram_bins.cu"),
@@ -144,7 +148,12 @@ impl ModuleSpec {
 /// Defines that only the kernels read (the host's launch arithmetic does not depend on them),
 /// which `HISTOSORT_KERNEL_DEFINES="LOOKBACK=4,PASS_MIN_BLOCKS=4"` may override for tuning
 /// experiments with one binary. Overridden modules get their own cache entries.
-pub const OVERRIDABLE_DEFINES: [&str; 3] = ["LOOKBACK", "PASS_MIN_BLOCKS", "RANK_BALLOT"];
+pub const OVERRIDABLE_DEFINES: [&str; 4] = [
+    "LOOKBACK",
+    "PASS_MIN_BLOCKS",
+    "PREFETCH_AHEAD",
+    "RANK_BALLOT",
+];
 
 fn kernel_define_overrides() -> Vec<(String, String)> {
     let Ok(spec) = std::env::var("HISTOSORT_KERNEL_DEFINES") else {

@@ -203,13 +203,13 @@ impl CudaBackend {
     /// many copies (32, 16, ..., 2) as fit in `HIST_BINS_COPIES_BYTES`, one while a single
     /// copy fits in `HIST_SHARED_BYTES`, else 0 (global counters).
     fn bins_copies(bins: usize, extra: usize, private: bool) -> u32 {
-        let bytes = |c: usize| (bins * c).div_ceil(2) * 8 + extra;
+        let bytes = |c: u32| Self::bins_shared_bytes(bins, c, extra);
         if !private {
             return 0;
         }
         for c in [32, 16, 8, 4, 2] {
             if bytes(c) <= HIST_BINS_COPIES_BYTES as usize {
-                return c as u32;
+                return c;
             }
         }
         if bytes(1) <= HIST_SHARED_BYTES as usize {
@@ -217,6 +217,58 @@ impl CudaBackend {
         } else {
             0
         }
+    }
+
+    /// Shared memory of a bins kernel with `copies` sub-histograms of `bins` 32-bit counters
+    /// (kept as pairs in 8-byte words) next to `extra` bytes; 0 copies is global counters.
+    fn bins_shared_bytes(bins: usize, copies: u32, extra: usize) -> usize {
+        if copies == 0 {
+            0
+        } else {
+            (bins * copies as usize).div_ceil(2) * 8 + extra
+        }
+    }
+
+    /// What the even-bin histogram accepts, checked before anything is launched (also for
+    /// empty inputs, which launch nothing): its module, whether it privatises, and the bins.
+    fn check_even<T: Sample>(
+        bins: usize,
+        lower: T,
+        upper: T,
+        algorithm: HistogramAlgorithm,
+    ) -> Result<(ModuleSpec, bool, T::Even)> {
+        let spec = bins_spec(T::DTYPE)?;
+        let private = Self::check_bins_algorithm(algorithm)?;
+        let even = T::even(lower, upper, bins)?;
+        if bins > u32::MAX as usize {
+            return Err(Error::Unsupported("more than 2^32 - 1 bins".into()));
+        }
+        Ok((spec, private, even))
+    }
+
+    /// One launch of a bins kernel over `n` (< 2^32) samples, on the grid both kernels use.
+    fn launch_bins(
+        &self,
+        spec: &ModuleSpec,
+        name: &str,
+        n: u64,
+        shared: usize,
+        args: &[KArg],
+    ) -> Result<()> {
+        if n >= 1 << 32 {
+            return Err(Error::invalid(format!(
+                "{n} samples in one launch overflow 32-bit counters"
+            )));
+        }
+        let f = self.function(spec, name)?;
+        self.launch(
+            &f,
+            name,
+            self.grid_stride_blocks(n.div_ceil(4), HIST_THREADS),
+            HIST_THREADS,
+            shared as u32,
+            args,
+        )
     }
 
     /// Enqueues (without waiting) the even-bin histogram of `n` samples of `T` at `data` (any
@@ -233,17 +285,7 @@ impl CudaBackend {
         hist: u64,
         algorithm: HistogramAlgorithm,
     ) -> Result<()> {
-        let spec = bins_spec(T::DTYPE)?;
-        let private = Self::check_bins_algorithm(algorithm)?;
-        let even = T::even(lower, upper, bins)?;
-        if bins > u32::MAX as usize {
-            return Err(Error::Unsupported("more than 2^32 - 1 bins".into()));
-        }
-        if n >= 1 << 32 {
-            return Err(Error::invalid(format!(
-                "{n} samples in one launch overflow 32-bit counters"
-            )));
-        }
+        let (spec, private, even) = Self::check_even(bins, lower, upper, algorithm)?;
         // The float scale is computed once, on the host, exactly as the reference does.
         let scale = sample_arg(T::even_scale(&even));
         // Integer samples (at most 32 bits on the GPU): the range and its reciprocal.
@@ -254,17 +296,11 @@ impl CudaBackend {
         };
         let magic = u64::MAX / range.max(1);
         let copies = Self::bins_copies(bins, 0, private);
-        let f = self.function(&spec, "hist_even")?;
-        self.launch(
-            &f,
+        self.launch_bins(
+            &spec,
             "hist_even",
-            self.grid_stride_blocks(n.div_ceil(4), HIST_THREADS),
-            HIST_THREADS,
-            if copies > 0 {
-                (bins * copies as usize).div_ceil(2) as u32 * 8
-            } else {
-                0
-            },
+            n,
+            Self::bins_shared_bytes(bins, copies, 0),
             &[
                 KArg::U64(hist),
                 KArg::U64(data),
@@ -289,12 +325,7 @@ impl CudaBackend {
         upper: T,
         algorithm: HistogramAlgorithm,
     ) -> Result<Vec<u64>> {
-        bins_spec(T::DTYPE)?;
-        Self::check_bins_algorithm(algorithm)?;
-        T::even(lower, upper, bins)?;
-        if bins > u32::MAX as usize {
-            return Err(Error::Unsupported("more than 2^32 - 1 bins".into()));
-        }
+        Self::check_even(bins, lower, upper, algorithm)?;
         let base = data.device_ptr(self);
         let size = std::mem::size_of::<T>() as u64;
         self.counts_in_chunks(data.len() as u64, bins, |start, len, hist| {
@@ -325,6 +356,22 @@ impl CudaBackend {
         self.histogram_even_device(&d, bins, lower, upper, algorithm)
     }
 
+    /// What the range-bin histogram accepts for `num_bounds` boundaries: its module and
+    /// whether it privatises.
+    fn check_range<T: Sample>(
+        num_bounds: usize,
+        algorithm: HistogramAlgorithm,
+    ) -> Result<(ModuleSpec, bool)> {
+        let spec = bins_spec(T::DTYPE)?;
+        let private = Self::check_bins_algorithm(algorithm)?;
+        if !(2..=u32::MAX as usize).contains(&num_bounds) {
+            return Err(Error::invalid(format!(
+                "range bins need 2 to 2^32 - 1 boundaries, got {num_bounds}"
+            )));
+        }
+        Ok((spec, private))
+    }
+
     /// Enqueues (without waiting) the range-bin histogram of `n` samples of `T` at `data` (any
     /// element-aligned device address; `n` < 2^32) with the `num_bounds` checked boundaries at
     /// device address `bounds` into the `num_bounds - 1` zeroed 32-bit counters at `hist`.
@@ -338,32 +385,15 @@ impl CudaBackend {
         hist: u64,
         algorithm: HistogramAlgorithm,
     ) -> Result<()> {
-        let spec = bins_spec(T::DTYPE)?;
-        let private = Self::check_bins_algorithm(algorithm)?;
-        if !(2..=u32::MAX as usize).contains(&num_bounds) {
-            return Err(Error::invalid(format!(
-                "range bins need 2 to 2^32 - 1 boundaries, got {num_bounds}"
-            )));
-        }
-        if n >= 1 << 32 {
-            return Err(Error::invalid(format!(
-                "{n} samples in one launch overflow 32-bit counters"
-            )));
-        }
+        let (spec, private) = Self::check_range::<T>(num_bounds, algorithm)?;
         let bins = num_bounds - 1;
         let bounds_bytes = num_bounds * std::mem::size_of::<T>();
         let copies = Self::bins_copies(bins, bounds_bytes, private);
-        let f = self.function(&spec, "hist_range")?;
-        self.launch(
-            &f,
+        self.launch_bins(
+            &spec,
             "hist_range",
-            self.grid_stride_blocks(n.div_ceil(4), HIST_THREADS),
-            HIST_THREADS,
-            if copies > 0 {
-                ((bins * copies as usize).div_ceil(2) * 8 + bounds_bytes) as u32
-            } else {
-                0
-            },
+            n,
+            Self::bins_shared_bytes(bins, copies, bounds_bytes),
             &[
                 KArg::U64(hist),
                 KArg::U64(data),
@@ -382,12 +412,11 @@ impl CudaBackend {
         boundaries: &[T],
         algorithm: HistogramAlgorithm,
     ) -> Result<Vec<u64>> {
-        bins_spec(T::DTYPE)?;
-        Self::check_bins_algorithm(algorithm)?;
         crate::sample::check_boundaries(boundaries)?;
         if boundaries.len() > u32::MAX as usize {
             return Err(Error::Unsupported("more than 2^32 - 1 boundaries".into()));
         }
+        Self::check_range::<T>(boundaries.len(), algorithm)?;
         let bounds = DeviceBuffer::upload(self, boundaries)?;
         let base = data.device_ptr(self);
         let size = std::mem::size_of::<T>() as u64;

@@ -85,6 +85,9 @@ pub fn driver_version() -> Result<i32> {
 pub struct CudaBackend {
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
+    /// A second stream for reading results back while `stream` keeps working (the onesweep
+    /// sort reads its digit counts there while its first pass runs).
+    side: Arc<CudaStream>,
     info: DeviceInfo,
     target: Target,
     modules: Arc<Mutex<HashMap<ModuleSpec, Arc<CudaModule>>>>,
@@ -153,9 +156,13 @@ impl CudaBackend {
             nvrtc_version,
             target: target.to_string(),
         };
+        let side = ctx
+            .new_stream()
+            .map_err(|e| driver_err("cuStreamCreate", e))?;
         Ok(CudaBackend {
             ctx,
             stream,
+            side,
             info,
             target,
             modules: Arc::new(Mutex::new(HashMap::new())),

@@ -16,11 +16,12 @@ use crate::key::{DType, RadixBits, RadixKey, SortIndex, Value};
 use crate::options::SortOptions;
 use crate::tuning::cuda::{
     block_sort_items, block_sort_items_for, onesweep_fused_items, onesweep_items,
-    onesweep_pass_items, onesweep_pass_min_blocks, BLOCK_SORT_ITEMS_STEPS, BLOCK_SORT_THREADS,
-    ELEMENTWISE_THREADS, ONESWEEP_FUSED_ITEMS, ONESWEEP_FUSED_MAX, ONESWEEP_HIST_LANES_PASSES,
+    onesweep_pass_items, onesweep_pass_min_blocks, onesweep_prefetch_ahead, rank_sort_limit,
+    rank_sort_max, BLOCK_SORT_ITEMS_STEPS, BLOCK_SORT_THREADS, ELEMENTWISE_THREADS,
+    ONESWEEP_FUSED_ITEMS, ONESWEEP_FUSED_MAX, ONESWEEP_HIST_LANES_PASSES,
     ONESWEEP_HIST_LANES_THREADS, ONESWEEP_LOOKBACK, ONESWEEP_RADIX_BITS, ONESWEEP_RANK_BALLOT,
-    ONESWEEP_SKIP_MIN, ONESWEEP_THREADS, THREE_PHASE_DIGIT_BITS, THREE_PHASE_DIGIT_WIDTHS,
-    THREE_PHASE_ITEMS, THREE_PHASE_THREADS, THREE_PHASE_TILE,
+    ONESWEEP_SKIP_MIN, ONESWEEP_THREADS, RANK_SORT_THREADS, THREE_PHASE_DIGIT_BITS,
+    THREE_PHASE_DIGIT_WIDTHS, THREE_PHASE_ITEMS, THREE_PHASE_THREADS, THREE_PHASE_TILE,
 };
 
 /// KEY_BITS and KEY_KIND of a key type, or why the GPU cannot sort it.
@@ -72,13 +73,33 @@ fn block_sort_spec(key: DType, value_bytes: u32, items: u32) -> Result<ModuleSpe
         .define("VALUE_BYTES", value_bytes))
 }
 
+/// The counting sort (all-pairs ranks) of small inputs.
+fn rank_sort_spec(key: DType, value_bytes: u32) -> Result<ModuleSpec> {
+    let (bits, kind) = key_defines(key)?;
+    Ok(ModuleSpec::new(KernelFile::RankSort)
+        .define("THREADS", RANK_SORT_THREADS)
+        .define("RANK_MAX", rank_sort_max(key.size()))
+        .define("KEY_BITS", bits)
+        .define("KEY_KIND", kind)
+        .define("VALUE_BYTES", value_bytes))
+}
+
 /// Most keys the single-block sort takes for this shape.
 fn block_sort_capacity(key: DType, value_bytes: u32) -> usize {
     (BLOCK_SORT_THREADS * block_sort_items(key.size() as u32, value_bytes)) as usize
 }
 
+/// Whether one digit holds all `n` keys, from a pass's exclusive digit offsets.
+fn digit_is_shared(offsets: &[u32], n: u64) -> bool {
+    offsets.iter().enumerate().any(|(d, &o)| {
+        let next = offsets.get(d + 1).map_or(n, |&x| x as u64);
+        next.wrapping_sub(o as u64) == n
+    })
+}
+
+/// The onesweep module with the largest tile for the shape.
 fn onesweep_spec(key: DType, value_bytes: u32, status_bits: u32) -> Result<ModuleSpec> {
-    let items = onesweep_pass_items(key.size() as u32, value_bytes);
+    let items = onesweep_items(key.size() as u32, value_bytes);
     onesweep_spec_items(key, value_bytes, status_bits, items)
 }
 
@@ -94,6 +115,10 @@ fn onesweep_spec_items(
         .define("ITEMS", items)
         .define("RADIX_BITS", ONESWEEP_RADIX_BITS)
         .define("LOOKBACK", ONESWEEP_LOOKBACK)
+        .define(
+            "PREFETCH_AHEAD",
+            onesweep_prefetch_ahead(key.size() as u32, value_bytes),
+        )
         .define("RANK_BALLOT", ONESWEEP_RANK_BALLOT)
         .define(
             "PASS_MIN_BLOCKS",
@@ -133,6 +158,9 @@ pub fn all_sort_specs() -> Vec<ModuleSpec> {
                 if let Ok(s) = block_sort_spec(d, vb, items) {
                     v.push(s);
                 }
+            }
+            if let Ok(s) = rank_sort_spec(d, vb) {
+                v.push(s);
             }
             for sb in [32, 64] {
                 if let Ok(s) = onesweep_spec(d, vb, sb) {
@@ -199,6 +227,8 @@ struct DigitHistogram {
 }
 
 struct Onesweep {
+    /// The counting sort, when the input is small enough for it (taken before the others).
+    rank: Option<CudaFunction>,
     /// The single-block kernel, when the input fits one block.
     block: Option<CudaFunction>,
     /// The single-launch kernel and its grid (one block per tile), when this shape fits one
@@ -395,8 +425,8 @@ impl CudaBackend {
         let n = key.n;
         // Counts of 30 bits fit the 32-bit status words below 2^30 keys.
         let status_bits = if (n as u64) < (1 << 30) { 32 } else { 64 };
-        let spec = onesweep_spec(key.key, key.value_bytes, status_bits)?;
         let items = onesweep_pass_items(key.key.size() as u32, key.value_bytes);
+        let spec = onesweep_spec_items(key.key, key.value_bytes, status_bits, items)?;
         let tile = (ONESWEEP_THREADS * items) as u64;
         let tiles = (n as u64).div_ceil(tile).max(1);
         let passes = (key.end - key.begin).div_ceil(ONESWEEP_RADIX_BITS);
@@ -438,7 +468,12 @@ impl CudaBackend {
         } else {
             passes as usize * radix + passes as usize
         };
-        let block = if n <= block_sort_capacity(key.key, key.value_bytes) {
+        let rank = if n <= rank_sort_limit(kb) {
+            Some(self.function(&rank_sort_spec(key.key, key.value_bytes)?, "rank_sort")?)
+        } else {
+            None
+        };
+        let block = if rank.is_none() && n <= block_sort_capacity(key.key, key.value_bytes) {
             let items = block_sort_items_for(n, key.key.size() as u32, key.value_bytes);
             Some(self.function(
                 &block_sort_spec(key.key, key.value_bytes, items)?,
@@ -448,6 +483,7 @@ impl CudaBackend {
             None
         };
         Ok(Onesweep {
+            rank,
             block,
             fused,
             histogram: self.digit_histogram(&spec, passes, ONESWEEP_HIST_LANES_PASSES)?,
@@ -609,6 +645,37 @@ impl CudaBackend {
             // An empty bit range: every key compares equal, the stable sort is the identity.
             return self.identity_sort(k, os.iota.as_ref(), io);
         }
+        if let Some(rank) = &os.rank {
+            // The kernel reads every key after other blocks have written theirs: in place, the
+            // input is first copied to the plan's scratch.
+            let (mut kin, mut vin) = (io[0], io[1]);
+            if io[0] == io[2] || (has_vals && !k.iota && io[1] == io[3]) {
+                self.dtod(keys[0], io[0], k.n * k.key.size())?;
+                kin = keys[0];
+                if has_vals && !k.iota {
+                    self.dtod(vals[0], io[1], k.n * k.value_bytes as usize)?;
+                    vin = vals[0];
+                }
+            }
+            return self.launch(
+                rank,
+                "rank_sort",
+                n.div_ceil(32) as u32,
+                RANK_SORT_THREADS,
+                0,
+                &[
+                    KArg::U64(kin),
+                    KArg::U64(io[2]),
+                    KArg::U64(if has_vals { vin } else { 0 }),
+                    KArg::U64(if has_vals { io[3] } else { 0 }),
+                    KArg::U32(n as u32),
+                    KArg::U32(k.begin),
+                    KArg::U32(k.end),
+                    KArg::U32(desc),
+                    KArg::U32(k.iota as u32),
+                ],
+            );
+        }
         if let Some(block) = &os.block {
             return self.launch(
                 block,
@@ -670,22 +737,6 @@ impl CudaBackend {
             (k.begin, k.end),
             desc,
         )?;
-        // Skip passes whose digit is the same for every key (needs the counts on the host).
-        let mut active: Vec<u32> = (0..os.passes).collect();
-        if k.launch == LaunchMode::Stream && k.n >= ONESWEEP_SKIP_MIN {
-            let mut h = vec![0u32; (os.passes as u64 * radix) as usize];
-            s.memcpy_dtoh(
-                &os.meta.slice(0..h.len() * 4),
-                bytemuck::cast_slice_mut::<u32, u8>(&mut h),
-            )
-            .map_err(|e| driver_err("cuMemcpyDtoHAsync", e))?;
-            self.sync()?;
-            let r = radix as usize;
-            active.retain(|&p| {
-                let p = p as usize;
-                !h[p * r..(p + 1) * r].iter().any(|&c| c as u64 == n)
-            });
-        }
         self.launch(
             &os.scan_histogram,
             "onesweep_scan_histogram",
@@ -694,24 +745,11 @@ impl CudaBackend {
             0,
             &[KArg::U64(meta)],
         )?;
-        if active.is_empty() {
-            // Every key has the same digits: the stable sort is the identity.
-            return self.identity_sort(k, os.iota.as_ref(), io);
-        }
-        let in_place = io[0] == io[2];
-        let last_i = active.len() - 1;
-        let (mut src_k, mut src_v) = (io[0], io[1]);
-        for (i, &p) in active.iter().enumerate() {
+        // Pass number `i` of the launch sequence sorts by digit `p` from `src` to `dst`
+        // ((keys, values) device addresses).
+        let pass = |i: usize, p: u32, src: (u64, u64), dst: (u64, u64), first: bool, last: bool| {
             let shift = k.begin + p * ONESWEEP_RADIX_BITS;
             let w = ONESWEEP_RADIX_BITS.min(k.end - shift);
-            let is_last = i == last_i;
-            // The last pass writes the output, unless that would overwrite the input it reads.
-            let direct = is_last && !(in_place && i == 0);
-            let (dst_k, dst_v) = if direct {
-                (io[2], io[3])
-            } else {
-                (keys[i % 2], vals[i % 2])
-            };
             self.launch(
                 &os.pass,
                 "onesweep_pass",
@@ -719,10 +757,10 @@ impl CudaBackend {
                 ONESWEEP_THREADS,
                 0,
                 &[
-                    KArg::U64(src_k),
-                    KArg::U64(dst_k),
-                    KArg::U64(if has_vals { src_v } else { 0 }),
-                    KArg::U64(if has_vals { dst_v } else { 0 }),
+                    KArg::U64(src.0),
+                    KArg::U64(dst.0),
+                    KArg::U64(if has_vals { src.1 } else { 0 }),
+                    KArg::U64(if has_vals { dst.1 } else { 0 }),
                     KArg::U64(status[i % 2]),
                     KArg::U64(status[(i + 1) % 2]),
                     KArg::U64(counters + 4 * i as u64),
@@ -732,19 +770,73 @@ impl CudaBackend {
                     KArg::U32(w),
                     KArg::U32(os.tiles as u32),
                     KArg::U32(desc),
-                    KArg::U32((i == 0) as u32),
-                    KArg::U32(is_last as u32),
-                    KArg::U32((i == 0 && k.iota) as u32),
+                    KArg::U32(first as u32),
+                    KArg::U32(last as u32),
+                    KArg::U32((first && k.iota) as u32),
                 ],
-            )?;
-            if is_last && !direct {
-                self.dtod(io[2], dst_k, k.n * k.key.size())?;
+            )
+        };
+        let (inp, out) = ((io[0], io[1]), (io[2], io[3]));
+        let scratch = |i: usize| (keys[i % 2], vals[i % 2]);
+        // Passes whose digit is the same for every key are skipped. The digit offsets are read
+        // back on the side stream while the first pass runs, so the GPU never waits for the
+        // host; the first pass therefore always runs (into scratch), and when no later pass is
+        // needed it runs once more as the last pass (the stable sort by a digit the keys are
+        // already sorted by is the identity), which applies the output transform.
+        if k.launch == LaunchMode::Stream && k.n >= ONESWEEP_SKIP_MIN && os.passes >= 2 {
+            let ready = s
+                .record_event(None)
+                .map_err(|e| driver_err("cuEventRecord", e))?;
+            pass(0, 0, inp, scratch(0), true, false)?;
+            let mut h = vec![0u32; (os.passes as u64 * radix) as usize];
+            self.side
+                .wait(&ready)
+                .map_err(|e| driver_err("cuStreamWaitEvent", e))?;
+            self.side
+                .memcpy_dtoh(
+                    &os.meta.slice(0..h.len() * 4),
+                    bytemuck::cast_slice_mut::<u32, u8>(&mut h),
+                )
+                .map_err(|e| driver_err("cuMemcpyDtoHAsync", e))?;
+            self.side
+                .synchronize()
+                .map_err(|e| driver_err("cuStreamSynchronize", e))?;
+            let r = radix as usize;
+            let later: Vec<u32> = (1..os.passes)
+                .filter(|&p| !digit_is_shared(&h[p as usize * r..(p as usize + 1) * r], n))
+                .collect();
+            if later.is_empty() {
+                return pass(1, 0, scratch(0), out, false, true);
+            }
+            for (j, &p) in later.iter().enumerate() {
+                let i = j + 1;
+                let last = j + 1 == later.len();
+                pass(
+                    i,
+                    p,
+                    scratch(i - 1),
+                    if last { out } else { scratch(i) },
+                    false,
+                    last,
+                )?;
+            }
+            return Ok(());
+        }
+        let in_place = io[0] == io[2];
+        let mut src = inp;
+        for i in 0..os.passes as usize {
+            let last = i + 1 == os.passes as usize;
+            // The last pass writes the output, unless that would overwrite the input it reads.
+            let direct = last && !(in_place && i == 0);
+            let dst = if direct { out } else { scratch(i) };
+            pass(i, i as u32, src, dst, i == 0, last)?;
+            if last && !direct {
+                self.dtod(io[2], dst.0, k.n * k.key.size())?;
                 if has_vals {
-                    self.dtod(io[3], dst_v, k.n * k.value_bytes as usize)?;
+                    self.dtod(io[3], dst.1, k.n * k.value_bytes as usize)?;
                 }
             }
-            src_k = dst_k;
-            src_v = dst_v;
+            src = dst;
         }
         Ok(())
     }
@@ -1160,5 +1252,23 @@ impl CudaBackend {
         vals_out: u64,
     ) -> Result<()> {
         self.run_plan(plan, [keys_in, vals_in, keys_out, vals_out])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::digit_is_shared;
+
+    #[test]
+    fn shared_digits_from_offsets() {
+        // Counts 0, 5, 0, 0 (n = 5): digit 1 holds every key.
+        assert!(digit_is_shared(&[0, 0, 5, 5], 5));
+        // Counts 0, 0, 0, 5: the last digit, whose end is n.
+        assert!(digit_is_shared(&[0, 0, 0, 0], 5));
+        // Counts 5, 0, 0, 0.
+        assert!(digit_is_shared(&[0, 5, 5, 5], 5));
+        // Counts 2, 3, 0, 0 and 1, 1, 1, 2.
+        assert!(!digit_is_shared(&[0, 2, 5, 5], 5));
+        assert!(!digit_is_shared(&[0, 1, 2, 3], 5));
     }
 }

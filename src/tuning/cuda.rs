@@ -61,6 +61,20 @@ pub const ONESWEEP_TILE_BYTES: u32 = 36 * 1024;
 /// many tiles back: with one word per step a tile took 15 steps on average (2^26 u32 keys,
 /// H200, ncu, 2026-11-30), a quarter of the pass kernel's instructions.
 pub const ONESWEEP_LOOKBACK: u32 = 8;
+/// Onesweep sort: at the start of tile t the pass kernel asks L2 to prefetch the keys (and
+/// values) of tile t + this many (sm_90's bulk prefetch; 0: none), so that a block's loads wait
+/// on L2 instead of DRAM; `HISTOSORT_KERNEL_DEFINES=PREFETCH_AHEAD=N` overrides it. H200,
+/// 2026-11-30 session 5 (ncu, sum of the 4 passes of a 2^28 u32 sort / of a 2^24 u32/u32 pair
+/// sort, us): 0: 5500 / 616; 132: 5330 / 627; 264: 5330 / 630; 528: 5350 / 656; 1056: 5660 /
+/// 654. Keys-only sorts of keys up to 4 bytes gain 3%, pairs lose 2-6%. The same prefetch in
+/// the look-back scan changed nothing (u32 2^28: 745-757 us for 0 to 2112 tiles ahead).
+pub const fn onesweep_prefetch_ahead(key_bytes: u32, value_bytes: u32) -> u32 {
+    if value_bytes == 0 && key_bytes <= 4 {
+        264
+    } else {
+        0
+    }
+}
 /// Onesweep sort: the pass kernel's `__launch_bounds__` minimum of resident blocks per SM,
 /// which caps its registers (3: no cap at 80 registers; 4: 64 registers, a few bytes spilled),
 /// per shape. H200, 2026-11-30, v4 kernels (`bench peers --no-cub`, medians): keys of 4 bytes
@@ -79,8 +93,10 @@ pub const fn onesweep_pass_min_blocks(key_bytes: u32, value_bytes: u32) -> u32 {
 /// `__match_any_sync` (0).
 pub const ONESWEEP_RANK_BALLOT: u32 = 1;
 /// Onesweep sort: from this length on, the up-front histogram is read back so that passes
-/// whose digit is the same for every key are skipped (a synchronisation costs ~10 us).
-pub const ONESWEEP_SKIP_MIN: usize = 1 << 21;
+/// whose digit is the same for every key are skipped. Until session 5 the read-back left the
+/// GPU idle for a host round trip (at 2^21 and 2^22 u32 keys, 0.13 and 0.19 ms on the H200, the
+/// sorts ran at 0.82x and 0.89x CUB); it now overlaps the first pass, which always runs.
+pub const ONESWEEP_SKIP_MIN: usize = 1 << 22;
 
 /// Keys per thread of the onesweep sort for keys of `key_bytes` and values of `value_bytes`.
 pub const fn onesweep_items(key_bytes: u32, value_bytes: u32) -> u32 {
@@ -97,6 +113,11 @@ pub const fn onesweep_items(key_bytes: u32, value_bytes: u32) -> u32 {
 /// Keys per thread of the onesweep pass kernel: [`onesweep_items`], or fewer where the
 /// environment variable `HISTOSORT_ONESWEEP_ITEMS` asks for fewer (tuning experiments with one
 /// binary; larger values are ignored, since the tile's shared memory is sized for the default).
+/// Smaller tiles for mid-sized inputs (fewer tiles per round of resident blocks) did not pay:
+/// H200, session 5, ncu sum of the passes, u32 keys 2^21 / 2^22 / 2^23, us: 15 keys per thread
+/// 92.3 / 143.7 / 227.5; 12: 99.4 / 146.2 / 235.1; 10: 91.8 / 144.2 / 244.8; 8: 91.0 / 151.0 /
+/// 268.2; 6: 122.2 / 189.9 / 331.4 (pairs u32/u32 2^21 / 2^22: 15 114.4 / 183.3, 12 109.9 /
+/// 188.9, 8 123.3 / 216.1).
 pub fn onesweep_pass_items(key_bytes: u32, value_bytes: u32) -> u32 {
     let default = onesweep_items(key_bytes, value_bytes);
     static ITEMS: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
@@ -129,6 +150,40 @@ pub const fn onesweep_fused_items(n: usize, sm_count: usize, max: u32) -> u32 {
         i += 1;
     }
     max
+}
+
+/// Counting sort of small inputs (kernels/sort_rank.cu: each key's position is the number of
+/// keys that sort before it, n^2 comparisons over the whole GPU in one launch): threads per
+/// block; each block ranks 32 keys, its warps splitting the comparisons.
+pub const RANK_SORT_THREADS: u32 = 256;
+/// Counting sort: the most keys it takes. Prediction (session 5, before the H200 run): 2^12
+/// u32 keys 16 us (single-block radix sort) -> ~5-6 us, 2^13 ~25 us (single launch) -> ~9 us.
+pub const RANK_SORT_MAX: usize = 1 << 13;
+/// Counting sort: the key images of the whole input sit in this much shared memory.
+pub const RANK_SORT_SHARED_BYTES: usize = 32 * 1024;
+
+/// The most keys of `key_bytes` bytes the counting sort takes.
+pub const fn rank_sort_max(key_bytes: usize) -> usize {
+    let fit = RANK_SORT_SHARED_BYTES / key_bytes;
+    if fit < RANK_SORT_MAX {
+        fit
+    } else {
+        RANK_SORT_MAX
+    }
+}
+
+/// The most keys of `key_bytes` bytes the counting sort takes in this process: [`rank_sort_max`],
+/// or less where the environment variable `HISTOSORT_RANK_SORT_MAX` asks for less (0 turns the
+/// counting sort off: A/B measurements against the radix paths with one binary).
+pub fn rank_sort_limit(key_bytes: usize) -> usize {
+    static LIMIT: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
+    let want = *LIMIT.get_or_init(|| {
+        std::env::var("HISTOSORT_RANK_SORT_MAX")
+            .ok()
+            .and_then(|v| v.trim().parse::<usize>().ok())
+    });
+    let max = rank_sort_max(key_bytes);
+    want.map_or(max, |w| w.min(max))
 }
 
 /// Single-block sort (kernels/radix_sort_block.cu): threads of its one block.
@@ -293,6 +348,8 @@ mod tests {
         assert_eq!(onesweep_pass_min_blocks(4, 0), 4);
         assert_eq!(onesweep_pass_min_blocks(4, 4), 3);
         assert_eq!(onesweep_pass_min_blocks(8, 0), 3);
+        assert_eq!(onesweep_prefetch_ahead(4, 0), 264);
+        assert_eq!(onesweep_prefetch_ahead(4, 4), 0);
         // Shapes whose largest tile is at most a step keep it.
         let max = block_sort_items(16, 16);
         assert!(max <= 4);
