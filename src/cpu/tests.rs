@@ -539,14 +539,15 @@ fn scans_match_reference() {
     assert!(scan::scan_into(&[1u32], &mut [0u32; 2], ScanKind::Inclusive).is_err());
 }
 
-/// The SIMD block scans of 32- and 64-bit integers (16 or 8 elements per step, serial tails):
+/// The SIMD block scans of 32- and 64-bit integers and floats (SSE2: 16 or 8 elements per
+/// step; AVX2 f32: 32; serial tails):
 /// every length up to three steps, block sizes, wrapping full-range values, both kinds, and
 /// input and output slices that start off a 16-byte boundary.
 #[test]
 fn simd_scans_every_int_type() {
     fn run<T: crate::sample::ScanElem>(r: &mut Rng, f: fn(u64) -> T) {
         let block = scan::block_len::<T>();
-        let mut lens: Vec<usize> = (0..50).collect();
+        let mut lens: Vec<usize> = (0..150).collect();
         lens.extend([block - 1, block + 17, 2 * block + 9]);
         for n in lens {
             let data: Vec<T> = (0..n + 1).map(|_| f(r.next())).collect();
@@ -570,6 +571,9 @@ fn simd_scans_every_int_type() {
     run::<i32>(&mut r, |x| x as i32);
     run::<u64>(&mut r, |x| x);
     run::<i64>(&mut r, |x| x as i64);
+    // Floats as small integers: exact in every association, so equal to the serial sums.
+    run::<f32>(&mut r, |x| (x % 17) as f32 - 8.0);
+    run::<f64>(&mut r, |x| (x % 17) as f64 - 8.0);
 }
 
 /// The look-back scan with small blocks (many blocks, so the workers race over the look-back),
