@@ -327,8 +327,9 @@ fn hist_group(rounds: usize, rows: &mut Vec<Row>) {
     }
 }
 
-/// Prefix scans (u32 and u64, exclusive) against copies of the same bytes: the scan reads and
-/// writes each element once, as a copy does.
+/// Prefix scans (u32, u64 and f32; exclusive and inclusive) against copies of the same bytes:
+/// the scan reads and writes each element once, as a copy does. f32 inputs are small integers
+/// with mean 0, so every partial sum is exact in any order and the check is bit for bit.
 fn scan_group(rounds: usize, rows: &mut Vec<Row>) {
     fn one<T: histosort::ScanElem + Default>(
         name: &str,
@@ -341,31 +342,35 @@ fn scan_group(rounds: usize, rows: &mut Vec<Row>) {
         let data: Vec<T> = (0..n).map(|_| gen(splitmix(&mut seed))).collect();
         let mut dst = vec![T::default(); n];
         let engine = Engine::cpu();
-        let want = histosort::reference::scan(&data, ScanKind::Exclusive);
-        let names = ["scan (exclusive)", "copy (2 threads)", "copy (1 thread)"];
+        let want = [
+            histosort::reference::scan(&data, ScanKind::Exclusive),
+            histosort::reference::scan(&data, ScanKind::Inclusive),
+        ];
+        let names = [
+            "scan (exclusive)",
+            "scan (inclusive)",
+            "copy (2 threads)",
+            "copy (1 thread)",
+        ];
         let mut samples = vec![Vec::new(); names.len()];
         for r in 0..rounds {
             for j in 0..names.len() {
                 let i = (j + r) % names.len();
                 let t = Instant::now();
                 match i {
-                    0 => {
-                        let _ = engine.scan_into(
-                            &data,
-                            &mut dst,
-                            ScanKind::Exclusive,
-                            ScanAlgorithm::Auto,
-                        );
+                    0 | 1 => {
+                        let kind = [ScanKind::Exclusive, ScanKind::Inclusive][i];
+                        let _ = engine.scan_into(&data, &mut dst, kind, ScanAlgorithm::Auto);
                     }
-                    1 => dst
+                    2 => dst
                         .par_chunks_mut(1 << 18)
                         .zip(data.par_chunks(1 << 18))
                         .for_each(|(d, s)| d.copy_from_slice(s)),
                     _ => dst.copy_from_slice(&data),
                 }
                 samples[i].push(t.elapsed().as_secs_f64() * 1e3);
-                if i == 0 && r == 0 && dst != want {
-                    eprintln!("WRONG scan {name}");
+                if i < 2 && r == 0 && dst != want[i] {
+                    eprintln!("WRONG scan {name} {}", names[i]);
                     std::process::exit(1);
                 }
             }
@@ -392,6 +397,7 @@ fn scan_group(rounds: usize, rows: &mut Vec<Row>) {
     }
     one::<u32>("u32", rounds, rows, |x| (x & 0xff) as u32);
     one::<u64>("u64", rounds, rows, |x| x & 0xffff);
+    one::<f32>("f32", rounds, rows, |x| (x % 17) as f32 - 8.0);
 }
 
 fn main() {

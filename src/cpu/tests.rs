@@ -512,17 +512,18 @@ fn histograms_match_reference() {
 #[test]
 fn scans_match_reference() {
     let mut r = Rng(5);
+    let block = scan::block_len::<u64>();
     for n in [
         0usize,
         1,
         2,
-        tuning::SCAN_BLOCK - 1,
-        tuning::SCAN_BLOCK,
-        tuning::SCAN_BLOCK + 1,
-        2 * tuning::SCAN_BLOCK,
-        2 * tuning::SCAN_BLOCK + 1,
-        3 * tuning::SCAN_BLOCK + 5,
-        5 * tuning::SCAN_BLOCK - 1,
+        block - 1,
+        block,
+        block + 1,
+        2 * block,
+        2 * block + 1,
+        3 * block + 5,
+        5 * block - 1,
     ] {
         let data: Vec<u64> = (0..n).map(|_| r.next()).collect();
         for kind in [ScanKind::Inclusive, ScanKind::Exclusive] {
@@ -538,18 +539,16 @@ fn scans_match_reference() {
     assert!(scan::scan_into(&[1u32], &mut [0u32; 2], ScanKind::Inclusive).is_err());
 }
 
-/// The SIMD block scans of 32- and 64-bit integers (16 or 8 elements per step, serial tails):
+/// The SIMD block scans of 32- and 64-bit integers and floats (SSE2: 16 or 8 elements per
+/// step; AVX2 f32: 32; serial tails):
 /// every length up to three steps, block sizes, wrapping full-range values, both kinds, and
 /// input and output slices that start off a 16-byte boundary.
 #[test]
 fn simd_scans_every_int_type() {
     fn run<T: crate::sample::ScanElem>(r: &mut Rng, f: fn(u64) -> T) {
-        let mut lens: Vec<usize> = (0..50).collect();
-        lens.extend([
-            tuning::SCAN_BLOCK - 1,
-            tuning::SCAN_BLOCK + 17,
-            2 * tuning::SCAN_BLOCK + 9,
-        ]);
+        let block = scan::block_len::<T>();
+        let mut lens: Vec<usize> = (0..150).collect();
+        lens.extend([block - 1, block + 17, 2 * block + 9]);
         for n in lens {
             let data: Vec<T> = (0..n + 1).map(|_| f(r.next())).collect();
             for kind in [ScanKind::Inclusive, ScanKind::Exclusive] {
@@ -572,4 +571,156 @@ fn simd_scans_every_int_type() {
     run::<i32>(&mut r, |x| x as i32);
     run::<u64>(&mut r, |x| x);
     run::<i64>(&mut r, |x| x as i64);
+    // Floats as small integers: exact in every association, so equal to the serial sums.
+    run::<f32>(&mut r, |x| (x % 17) as f32 - 8.0);
+    run::<f64>(&mut r, |x| (x % 17) as f64 - 8.0);
+}
+
+/// The look-back scan with small blocks (many blocks, so the workers race over the look-back),
+/// plain and non-temporal stores, on 1, 2 and 3 threads of a local pool: every integer type
+/// with full-range (wrapping) values, floats with small integers (exact in every order, so
+/// they must equal the serial reference bit for bit) and with fractions (within a rounding
+/// bound); sizes 0, 1, odd, around block boundaries; slices off a 16-byte boundary.
+#[test]
+fn lookback_scans_match_reference() {
+    fn check<T: crate::sample::ScanElem>(
+        data: &[T],
+        block: usize,
+        eq: &dyn Fn(&[T], &[T]) -> bool,
+    ) {
+        for kind in [ScanKind::Inclusive, ScanKind::Exclusive] {
+            for nt in [false, true] {
+                for skew in [0, 1] {
+                    let n = data.len() - skew;
+                    let d = &data[skew..];
+                    let mut out = vec![T::ZERO; n + 1];
+                    scan::scan_with(d, &mut out[1 - skew..1 - skew + n], kind, block, nt);
+                    let want = reference::scan(d, kind);
+                    assert!(
+                        eq(&out[1 - skew..1 - skew + n], &want),
+                        "{} n={n} block={block} {kind} nt={nt} skew={skew}",
+                        T::DTYPE
+                    );
+                }
+            }
+        }
+    }
+    let exact = |a: &[u32], b: &[u32]| a == b;
+    let mut r = Rng(21);
+    for threads in [1, 2, 3] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            for block in [1usize, 7, 64, 1000, 3000] {
+                for n in [
+                    0usize,
+                    1,
+                    2,
+                    3,
+                    block - 1,
+                    block,
+                    block + 1,
+                    2 * block + 1,
+                    37 * block + 5,
+                    5000,
+                ] {
+                    let n = n + 1; // room for the skewed slice
+                    let v: Vec<u32> = (0..n).map(|_| r.next() as u32).collect();
+                    check(&v, block, &exact);
+                    let v: Vec<i32> = (0..n).map(|_| r.next() as i32).collect();
+                    check(&v, block, &|a, b| a == b);
+                    let v: Vec<u64> = (0..n).map(|_| r.next()).collect();
+                    check(&v, block, &|a, b| a == b);
+                    let v: Vec<i64> = (0..n).map(|_| r.next() as i64).collect();
+                    check(&v, block, &|a, b| a == b);
+                    let v: Vec<f32> = (0..n).map(|_| (r.next() % 17) as f32 - 8.0).collect();
+                    check(&v, block, &|a, b| a == b);
+                    let v: Vec<f64> = (0..n).map(|_| (r.next() % 17) as f64 - 8.0).collect();
+                    check(&v, block, &|a, b| a == b);
+                    let v: Vec<f32> = (0..n).map(|_| (r.next() % 1000) as f32 / 7.0).collect();
+                    check(&v, block, &|a, b| {
+                        a.iter()
+                            .zip(b)
+                            .all(|(x, y)| (x - y).abs() <= 1e-3 * y.abs().max(1.0))
+                    });
+                }
+            }
+        });
+    }
+}
+
+/// The look-back itself: inclusive prefixes end it, aggregates are added, and a block whose
+/// aggregate never comes (its owner descheduled) is reduced by the looking worker.
+#[test]
+fn scan_look_back_helps_missing_blocks() {
+    let data: Vec<u64> = (1..=40).collect();
+    let block = 4;
+    let sum = |j: usize| data[j * block..(j + 1) * block].iter().sum::<u64>();
+    // Blocks 0..10: 0 inclusive, 1 aggregate, 2 missing, 3 aggregate, 4 missing.
+    let states = [2u8, 1, 0, 1, 0];
+    let status = scan::test_status(&states, sum, |j| (0..=j).map(sum).sum());
+    let helped = std::cell::Cell::new(0);
+    let p = scan::test_look_back(&status, 5, |j| {
+        helped.set(helped.get() + 1);
+        sum(j)
+    });
+    assert_eq!(p, (0..5).map(sum).sum::<u64>());
+    assert_eq!(helped.get(), 2);
+    // The helpers published what they computed: a second look-back needs no help.
+    let p = scan::test_look_back(&status, 5, |_| unreachable!());
+    assert_eq!(p, (0..5).map(sum).sum::<u64>());
+}
+
+/// Both byte-histogram paths (pair table and lane sub-histograms) against the reference on 1,
+/// 2 and 3 threads: sizes 0, 1, odd, around words and chunk boundaries; uniform, low-entropy,
+/// all-equal and two alternating values (every pair the same); and a pair counter flushed in
+/// the middle.
+#[test]
+fn byte_histogram_paths_match_reference() {
+    let mut r = Rng(33);
+    let c = tuning::HIST_CHUNK;
+    for threads in [1, 2, 3] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            for n in [
+                0usize,
+                1,
+                7,
+                8,
+                9,
+                15,
+                16,
+                17,
+                1001,
+                c - 1,
+                c,
+                c + 9,
+                3 * c + 5,
+            ] {
+                let uniform: Vec<u8> = (0..n).map(|_| r.next() as u8).collect();
+                let low: Vec<u8> = (0..n)
+                    .map(|_| (r.next() & r.next() & r.next()) as u8)
+                    .collect();
+                let same = vec![0xA5u8; n];
+                let alt: Vec<u8> = (0..n).map(|i| if i % 2 == 0 { 3 } else { 250 }).collect();
+                for d in [&uniform, &low, &same, &alt] {
+                    let want = reference::histogram_u8(d);
+                    assert_eq!(histogram::histogram_u8_pairs(d), want, "pairs n={n}");
+                    assert_eq!(histogram::histogram_u8_lanes(d), want, "lanes n={n}");
+                    assert_eq!(histogram::histogram_u8(d), want, "auto n={n}");
+                }
+            }
+        });
+    }
+    let d: Vec<u8> = (0..100_003).map(|_| r.next() as u8).collect();
+    let mut p = histogram::PairCounter::new();
+    p.count(&d[..40_001]);
+    p.flush();
+    p.count(&d[40_001..]);
+    assert_eq!(p.finish(), reference::histogram_u8(&d));
 }

@@ -73,8 +73,23 @@ pub const PAIR_MAX_VALUE: usize = 16;
 
 /// Samples per rayon task in histograms: large enough to amortise the merge of 256 counters.
 pub const HIST_CHUNK: usize = 1 << 18;
-/// Elements per block of the two-pass scan.
-pub const SCAN_BLOCK: usize = 1 << 17;
+/// Byte histograms from this many bytes on take the pair counter (`cpu::histogram`): below it
+/// the 256 KiB pair table per fold state (zeroed, then folded into 256 bins) costs more than
+/// it saves.
+pub const HIST_PAIR_MIN: usize = 16 << 20;
+/// Bytes per block of the parallel scan (`cpu::scan`): a block is reduced from memory and then
+/// scanned again from L2, so it must stay well inside the 1 MiB L2 next to what else streams
+/// through it.
+pub const SCAN_BLOCK_BYTES: usize = 256 << 10;
+/// f32 scans take an 8-lane AVX2 loop where the CPU has it (u32 measured no faster than SSE2).
+pub const SCAN_AVX2: bool = true;
+/// How long (ns) a scan worker waits for an earlier block's aggregate before it reduces that
+/// block itself: about the time a running owner needs to scan a block in one pass (256 KiB at
+/// ~5-10 GB/s), far below the time slice a descheduled one loses.
+pub const SCAN_LOOKBACK_SPIN: u64 = 50_000;
+/// Scan outputs from this many bytes on are written with non-temporal stores (they would not
+/// stay in the caches anyway, and streaming saves the read-for-ownership of every line).
+pub const SCAN_NT_MIN_BYTES: usize = 16 << 20;
 
 /// Huge page size for scratch buffers (Linux transparent huge pages, `madvise` mode).
 pub const HUGE_PAGE: usize = 2 << 20;
