@@ -16,8 +16,8 @@
 // them every j < i, so a key counts when k[j] <= k[i]; after them every j > i, so it counts
 // when k[j] < k[i]; only the block's own 32 keys need the full condition.
 //
-// The input is only read before the launch's first write lands in no block's view, which is
-// not so when the output is the input: the host never launches this kernel in place.
+// Every block reads all n keys while other blocks already write their outputs, so the output
+// must not be the input: the host copies an in-place input to scratch first.
 
 #ifndef RANK_MAX
 #error "RANK_MAX (the most keys this kernel sorts) must be defined"

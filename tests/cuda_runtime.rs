@@ -148,6 +148,13 @@ fn pairs_are_stable_for_every_key_width() {
 fn device_resident_calls_leave_the_input_alone() {
     let Some(e) = gpu() else { return };
     let g: &CudaBackend = e.cuda().unwrap();
+    // A plan for no keys runs and touches nothing (every launch would have no blocks).
+    for launch in [LaunchMode::Stream, LaunchMode::Graph] {
+        let o = SortOptions::new().launch(launch);
+        let mut p = g.sort_plan::<u32>(0, 4, &o).unwrap();
+        g.run_sort_plan(&mut p, 0, 0, 0, 0).unwrap();
+        g.sync().unwrap();
+    }
     let n = size(300_001);
     let host: Vec<i32> = keys(n, 3);
     let input = DeviceBuffer::upload(g, &host).unwrap();

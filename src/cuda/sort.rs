@@ -646,7 +646,7 @@ impl CudaBackend {
             return self.identity_sort(k, os.iota.as_ref(), io);
         }
         if let Some(rank) = &os.rank {
-            // The kernel reads every key after other blocks have written theirs: in place, the
+            // Every block reads all the keys while other blocks write theirs: in place, the
             // input is first copied to the plan's scratch.
             let (mut kin, mut vin) = (io[0], io[1]);
             if io[0] == io[2] || (has_vals && !k.iota && io[1] == io[3]) {
@@ -959,6 +959,10 @@ impl CudaBackend {
 
     /// Runs the plan on `io`: plain launches, or the graph (captured on first use for `io`).
     fn run_plan(&self, p: &mut SortPlan, io: [u64; 4]) -> Result<()> {
+        if p.key.n == 0 {
+            // Nothing to do (and nothing to capture: a launch of no blocks is an error).
+            return Ok(());
+        }
         if p.key.launch == LaunchMode::Stream {
             return self.enqueue_sort(p, io);
         }
