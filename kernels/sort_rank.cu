@@ -37,8 +37,6 @@ __device__ __forceinline__ key_t rank_image(key_t k, u32 desc, u32 begin_bit, ke
     return (key_t)(key_in(k, desc) >> begin_bit) & mask;
 }
 
-// Adds to `c` how many of the images in [lo, hi) (multiples of 4) compare below `ki`; with
-// OR_EQUAL, also those equal to it.
 // c += (kj < ki), or (kj <= ki) with OR_EQUAL: a compare and a predicated add (written in PTX:
 // from C the compiler added 1 to a copy and moved the old value back under the predicate).
 template <bool OR_EQUAL>
@@ -62,7 +60,9 @@ __device__ __forceinline__ void count_if_below(u32 &c, key_t kj, key_t ki) {
 #endif
 }
 
-// Four counters (one per position in a group) keep the additions independent.
+// How many of the images in [lo, hi) (multiples of 4) compare below `ki`; with OR_EQUAL, also
+// those equal to it. Four counters (one per position in a group) keep the additions
+// independent.
 template <bool OR_EQUAL>
 __device__ __forceinline__ u32 count_below(const key_t *s, u32 lo, u32 hi, key_t ki) {
     u32 c[4] = {0, 0, 0, 0};

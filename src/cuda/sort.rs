@@ -645,11 +645,18 @@ impl CudaBackend {
             // An empty bit range: every key compares equal, the stable sort is the identity.
             return self.identity_sort(k, os.iota.as_ref(), io);
         }
-        if let Some(rank) = &os.rank {
-            // Every block reads all the keys while other blocks write theirs: in place, the
-            // input is first copied to the plan's scratch.
+        // Small inputs: one launch of the counting sort or of the single-block sort, which
+        // take the same arguments.
+        let small = match (&os.rank, &os.block) {
+            (Some(f), _) => Some((f, "rank_sort", n.div_ceil(32) as u32, RANK_SORT_THREADS)),
+            (None, Some(f)) => Some((f, "block_sort", 1, BLOCK_SORT_THREADS)),
+            (None, None) => None,
+        };
+        if let Some((f, name, grid, threads)) = small {
             let (mut kin, mut vin) = (io[0], io[1]);
-            if io[0] == io[2] || (has_vals && !k.iota && io[1] == io[3]) {
+            // Every block of the counting sort reads all the keys while other blocks write
+            // theirs: in place, the input is first copied to the plan's scratch.
+            if os.rank.is_some() && (io[0] == io[2] || (has_vals && !k.iota && io[1] == io[3])) {
                 self.dtod(keys[0], io[0], k.n * k.key.size())?;
                 kin = keys[0];
                 if has_vals && !k.iota {
@@ -658,35 +665,15 @@ impl CudaBackend {
                 }
             }
             return self.launch(
-                rank,
-                "rank_sort",
-                n.div_ceil(32) as u32,
-                RANK_SORT_THREADS,
+                f,
+                name,
+                grid,
+                threads,
                 0,
                 &[
                     KArg::U64(kin),
                     KArg::U64(io[2]),
                     KArg::U64(if has_vals { vin } else { 0 }),
-                    KArg::U64(if has_vals { io[3] } else { 0 }),
-                    KArg::U32(n as u32),
-                    KArg::U32(k.begin),
-                    KArg::U32(k.end),
-                    KArg::U32(desc),
-                    KArg::U32(k.iota as u32),
-                ],
-            );
-        }
-        if let Some(block) = &os.block {
-            return self.launch(
-                block,
-                "block_sort",
-                1,
-                BLOCK_SORT_THREADS,
-                0,
-                &[
-                    KArg::U64(io[0]),
-                    KArg::U64(io[2]),
-                    KArg::U64(if has_vals { io[1] } else { 0 }),
                     KArg::U64(if has_vals { io[3] } else { 0 }),
                     KArg::U32(n as u32),
                     KArg::U32(k.begin),
