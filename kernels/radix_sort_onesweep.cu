@@ -31,6 +31,12 @@
 #ifndef PREFETCH_AHEAD
 #error "PREFETCH_AHEAD (the pass kernel's L2 prefetch distance in tiles, 0 for none) must be defined"
 #endif
+#ifndef VALUES_LATE
+#error "VALUES_LATE (1: pairs load their values after the look-back, 0: before) must be defined"
+#endif
+#ifndef PASS_SMEM_BYTES
+#error "PASS_SMEM_BYTES (the pass kernel's dynamic shared memory, from the host) must be defined"
+#endif
 static_assert(LOOKBACK >= 1 && LOOKBACK <= 16, "LOOKBACK is 1 to 16 words per step");
 #define RADIX (1 << RADIX_BITS)
 #define TILE (THREADS * ITEMS)
@@ -221,6 +227,27 @@ __device__ __forceinline__ void scatter_slot(const TileStorage &st, u32 p, key_t
 #endif
 }
 
+// The tile's values in the keys' layout (warp w's segment, striped by lane); slots past
+// `valid` are left unset.
+template <bool COHERENT>
+__device__ __forceinline__ void load_values(value_t (&v)[ITEMS], const value_t *vals_in, u64 base,
+                                            u32 valid, u32 iota) {
+    const u32 first = warp_id() * WARP_ITEMS + lane_id();
+#pragma unroll
+    for (int j = 0; j < ITEMS; j++) {
+        const u32 p = first + j * WARP_THREADS;
+        if (p < valid) {
+#if VALUE_BYTES == 4 || VALUE_BYTES == 8
+            // argsort: the first pass makes the value the key's input index.
+            v[j] = iota ? (value_t)(base + p) : load<COHERENT>(vals_in + base + p);
+#else
+            (void)iota;
+            v[j] = load<COHERENT>(vals_in + base + p);
+#endif
+        }
+    }
+}
+
 // One tile of one digit pass. Order of work, chosen so that the look-back rarely waits:
 //   1. load the keys (warp w owns a contiguous segment, striped by lane);
 //   2. rank each key among the warp's keys of its digit: __match_any_sync finds the peers of
@@ -298,22 +325,11 @@ __device__ __forceinline__ void onesweep_tile(TileStorage &st, const u32 tile,
         pos[j] += st.warp_hist[warp][digit_of(k[j], shift, mask)];
         st.keys[pos[j]] = k[j];
     }
-#if HAS_VALUES
+#if HAS_VALUES && !VALUES_LATE
     // The values are loaded now and staged after the look-back, whose wait hides their latency
     // (staged at once, the loads stalled every warp before its look-back).
     value_t v[ITEMS];
-#pragma unroll
-    for (int j = 0; j < ITEMS; j++) {
-        u32 p = warp * WARP_ITEMS + j * WARP_THREADS + lane;
-        if (p < valid) {
-#if VALUE_BYTES == 4 || VALUE_BYTES == 8
-            // argsort: the first pass makes the value the key's input index.
-            v[j] = iota ? (value_t)(base + p) : load<COHERENT>(vals_in + base + p);
-#else
-            v[j] = load<COHERENT>(vals_in + base + p);
-#endif
-        }
-    }
+    load_values<COHERENT>(v, vals_in, base, valid, iota);
 #endif
 
     // Look back over earlier tiles for this digit's exclusive prefix: LOOKBACK status words
@@ -359,13 +375,47 @@ __device__ __forceinline__ void onesweep_tile(TileStorage &st, const u32 tile,
         // Destination of tile position p with this digit: out_base + p (wrapping u32 math).
         st.out_base[tid] = offsets[tid] + (u32)excl - start;
     }
-#if HAS_VALUES
+#if HAS_VALUES && !VALUES_LATE
 #pragma unroll
     for (int j = 0; j < ITEMS; j++)
         if (warp * WARP_ITEMS + j * WARP_THREADS + lane < valid) st.vals[pos[j]] = v[j];
 #endif
     __syncthreads();
 
+#if HAS_VALUES && VALUES_LATE
+    // 5'. Values loaded only now, so that no value register lives through the look-back; the
+    //    keys leave first (each slot's destination kept), then the values staged by rank.
+    //    VALUES_LATE 1 stages the values before the keys leave (the warp waits for its loads
+    //    at once), 2 after (the loads fly while the keys leave; one more array of registers).
+    value_t v[ITEMS];
+    load_values<COHERENT>(v, vals_in, base, valid, iota);
+#if VALUES_LATE == 1
+#pragma unroll
+    for (int j = 0; j < ITEMS; j++)
+        if (warp * WARP_ITEMS + j * WARP_THREADS + lane < valid) st.vals[pos[j]] = v[j];
+#endif
+    u32 dst[ITEMS];
+#pragma unroll
+    for (int j = 0; j < ITEMS; j++) {
+        const u32 p = j * THREADS + tid;
+        if (full || p < valid) {
+            const key_t x = st.keys[p];
+            dst[j] = st.out_base[digit_of(x, shift, mask)] + p;
+            keys_out[dst[j]] = last ? key_out(x, desc) : x;
+        }
+    }
+#if VALUES_LATE == 2
+#pragma unroll
+    for (int j = 0; j < ITEMS; j++)
+        if (warp * WARP_ITEMS + j * WARP_THREADS + lane < valid) st.vals[pos[j]] = v[j];
+#endif
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < ITEMS; j++) {
+        const u32 p = j * THREADS + tid;
+        if (full || p < valid) vals_out[dst[j]] = st.vals[p];
+    }
+#else
     // 5. Scatter in tile order; a slot's value leaves with its key, to the destination found
     //    once (a separate value loop re-read the key and its digit's base: 2 more shared loads
     //    and the digit arithmetic per value).
@@ -380,6 +430,7 @@ __device__ __forceinline__ void onesweep_tile(TileStorage &st, const u32 tile,
             if (p < valid) scatter_slot(st, p, keys_out, vals_out, shift, mask, desc, last);
         }
     }
+#endif
     __syncthreads();  // the storage is reused by the caller's next tile or pass
 }
 
@@ -392,7 +443,10 @@ onesweep_pass(const key_t *__restrict__ keys_in, key_t *__restrict__ keys_out,
               status_t *__restrict__ status, status_t *__restrict__ status_next,
               u32 *__restrict__ tile_counter, const u32 *__restrict__ digit_offsets, u64 n,
               u32 shift, u32 bits, u32 num_tiles, u32 desc, u32 first, u32 last, u32 iota) {
-    __shared__ TileStorage st;
+    // Dynamic shared memory: tiles larger than the 48 KiB of static storage (the host opts in).
+    extern __shared__ __align__(16) unsigned char s_pass[];
+    static_assert(sizeof(TileStorage) <= PASS_SMEM_BYTES, "the host's PASS_SMEM_BYTES is too small");
+    TileStorage &st = *reinterpret_cast<TileStorage *>(s_pass);
     if (threadIdx.x == 0) {
         const u32 t = atomicAdd(tile_counter, 1u);
         st.tile = t;
@@ -418,7 +472,10 @@ onesweep_pass(const key_t *__restrict__ keys_in, key_t *__restrict__ keys_out,
                          shift, bits, desc, first, last, iota);
 }
 
-#if STATUS_BITS == 32 && (KEY_BITS + RADIX_BITS - 1) / RADIX_BITS <= NUM_WARPS
+// (Only where its tile fits the 48 KiB of static shared memory: the host builds it with the
+// pass kernel's tile of 256 threads, or smaller.)
+#if STATUS_BITS == 32 && (KEY_BITS + RADIX_BITS - 1) / RADIX_BITS <= NUM_WARPS && \
+    THREADS * ITEMS * (KEY_BITS / 8 + VALUE_BYTES) + (NUM_WARPS + 2) * RADIX * 4 + 256 <= 48 * 1024
 #define HAS_FUSED 1
 // A barrier across the whole grid. Every block must be resident (cooperative launch); the
 // counter starts at zero and `target` grows by gridDim.x per barrier.

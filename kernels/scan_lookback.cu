@@ -45,6 +45,12 @@
 #ifndef LB_WINDOWS
 #error "LB_WINDOWS (look-back windows of 32 tiles per step) must be defined"
 #endif
+#if !defined(LB_DELAY_FIRST) || !defined(LB_DELAY_RETRY)
+#error "LB_DELAY_FIRST / LB_DELAY_RETRY (look-back pacing in ns) must be defined"
+#endif
+#ifndef STORE_STREAMING
+#error "STORE_STREAMING (1: evict-first stores of the output, 0: plain stores) must be defined"
+#endif
 #ifndef SCAN_T_BYTES
 #error "SCAN_T_BYTES (the size of SCAN_T) must be defined"
 #endif
@@ -184,7 +190,7 @@ __device__ __forceinline__ scan_t look_back(const Status &st, u32 tile) {
             }
             if (!invalid_before) break;
 #if __CUDA_ARCH__ >= 700
-            __nanosleep(32);
+            __nanosleep(LB_DELAY_RETRY);
 #endif
         }
         scan_t part = scan_t(0);
@@ -309,6 +315,11 @@ scan_lookback(const scan_t *in, scan_t *out, u64 n, u32 shift, u8 *scratch, u32 
             if (lane == 0) st.publish(0, ST_INCLUSIVE, aggregate);
         } else {
             if (lane == 0) st.publish(tile, ST_AGGREGATE, aggregate);
+#if LB_DELAY_FIRST > 0 && __CUDA_ARCH__ >= 700
+            // Give the predecessors time to publish before the first read (in a large grid,
+            // reads that come too early only add traffic to the status lines being written).
+            if (gridDim.x >= 500) __nanosleep(LB_DELAY_FIRST);
+#endif
             prefix = look_back(st, tile);
             if (lane == 0) st.publish(tile, ST_INCLUSIVE, prefix + aggregate);
         }
@@ -332,7 +343,11 @@ scan_lookback(const scan_t *in, scan_t *out, u64 n, u32 shift, u8 *scratch, u32 
             x.e[e] = inclusive ? r : before;
         }
         if (vec_out) {
+#if STORE_STREAMING
             __stcs(dst + j * WARP_THREADS, x.v);
+#else
+            dst[j * WARP_THREADS] = x.v;
+#endif
         } else {
 #pragma unroll
             for (int e = 0; e < VEC_ITEMS; e++) {

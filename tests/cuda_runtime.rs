@@ -271,7 +271,8 @@ fn unsupported_requests_say_why_and_auto_falls_back() {
 fn onesweep_tiles_orders_bit_ranges_and_pairs() {
     let Some(e) = gpu() else { return };
     let os = SortOptions::new().algorithm(SortAlgorithm::Onesweep);
-    let tile = |kb: u32, vb: u32| 256 * histosort::tuning::cuda::onesweep_items(kb, vb) as usize;
+    let tile =
+        |kb: u32, vb: u32| histosort::tuning::cuda::onesweep_default_shape(kb, vb).tile() as usize;
     fn run<K: RadixKey>(e: &Engine, n: usize, o: &SortOptions)
     where
         K::Bits: TryFrom<u64>,
@@ -290,10 +291,23 @@ fn onesweep_tiles_orders_bit_ranges_and_pairs() {
         let (rk, rv) = reference::sort_pairs(&input, &(0..n as u64).collect::<Vec<_>>(), o);
         same_bits(&k, &rk, "pairs keys");
         assert_eq!(v, rv, "{} n={n} payloads", K::DTYPE);
+        // 4-byte payloads: keys of up to 4 bytes take the wide tile and the late value loads.
+        let mut k = input.clone();
+        let mut v: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2654435761)).collect();
+        e.sort_pairs(&mut k, &mut v, o).unwrap();
+        let (rk, rv) = reference::sort_pairs(
+            &input,
+            &(0..n as u32)
+                .map(|i| i.wrapping_mul(2654435761))
+                .collect::<Vec<_>>(),
+            o,
+        );
+        same_bits(&k, &rk, "pairs keys (u32 payloads)");
+        assert_eq!(v, rv, "{} n={n} u32 payloads", K::DTYPE);
         let p: Vec<u32> = e.argsort_as(&input, o).unwrap();
         assert_eq!(p, reference::argsort::<K, u32>(&input, o), "argsort n={n}");
     }
-    for t in [tile(4, 0), tile(4, 8)] {
+    for t in [tile(4, 0), tile(4, 4), tile(4, 8)] {
         for n in [t - 1, t, t + 1, 2 * t + 1, 5 * t + 3] {
             for o in [
                 os.clone(),

@@ -13,7 +13,10 @@ use crate::algorithm::{ScanAlgorithm, ScanKind};
 use crate::error::{Error, Result};
 use crate::key::DType;
 use crate::sample::ScanElem;
-use crate::tuning::cuda::{scan_lb_shape, scan_lb_tile, SCAN_ITEMS, SCAN_THREADS, SCAN_TILE};
+use crate::tuning::cuda::{
+    scan_lb_shape, scan_lb_tile, SCAN_ITEMS, SCAN_LB_DELAY_FIRST, SCAN_LB_DELAY_RETRY,
+    SCAN_LB_STORE_STREAMING, SCAN_THREADS, SCAN_TILE,
+};
 
 /// The CUDA type name of a scan element.
 fn cuda_type(d: DType) -> Result<&'static str> {
@@ -47,6 +50,9 @@ pub fn scan_lookback_spec(d: DType) -> Result<ModuleSpec> {
         .define("VECS", shape.vecs)
         .define("LB_WINDOWS", shape.windows)
         .define("MIN_BLOCKS", shape.min_blocks)
+        .define("LB_DELAY_FIRST", SCAN_LB_DELAY_FIRST)
+        .define("LB_DELAY_RETRY", SCAN_LB_DELAY_RETRY)
+        .define("STORE_STREAMING", SCAN_LB_STORE_STREAMING)
         .define("SCAN_T", cuda_type(d)?)
         .define("SCAN_T_BYTES", d.size()))
 }

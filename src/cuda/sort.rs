@@ -15,10 +15,10 @@ use crate::error::{Error, Result};
 use crate::key::{DType, RadixBits, RadixKey, SortIndex, Value};
 use crate::options::SortOptions;
 use crate::tuning::cuda::{
-    block_sort_items, block_sort_items_for, onesweep_fused_items, onesweep_items,
-    onesweep_pass_items, onesweep_pass_min_blocks, onesweep_prefetch_ahead, rank_sort_limit,
-    rank_sort_max, BLOCK_SORT_ITEMS_STEPS, BLOCK_SORT_THREADS, ELEMENTWISE_THREADS,
-    ONESWEEP_FUSED_ITEMS, ONESWEEP_FUSED_MAX, ONESWEEP_HIST_LANES_PASSES,
+    block_sort_items, block_sort_items_for, onesweep_default_shape, onesweep_fused_items,
+    onesweep_items, onesweep_pass_shape, onesweep_prefetch_ahead, onesweep_values_late,
+    rank_sort_limit, rank_sort_max, OnesweepShape, BLOCK_SORT_ITEMS_STEPS, BLOCK_SORT_THREADS,
+    ELEMENTWISE_THREADS, ONESWEEP_FUSED_ITEMS, ONESWEEP_FUSED_MAX, ONESWEEP_HIST_LANES_PASSES,
     ONESWEEP_HIST_LANES_THREADS, ONESWEEP_LOOKBACK, ONESWEEP_RADIX_BITS, ONESWEEP_RANK_BALLOT,
     ONESWEEP_SKIP_MIN, ONESWEEP_THREADS, RANK_SORT_THREADS, THREE_PHASE_DIGIT_BITS,
     THREE_PHASE_DIGIT_WIDTHS, THREE_PHASE_ITEMS, THREE_PHASE_THREADS, THREE_PHASE_TILE,
@@ -97,22 +97,39 @@ fn digit_is_shared(offsets: &[u32], n: u64) -> bool {
     })
 }
 
-/// The onesweep module with the largest tile for the shape.
+/// The onesweep module with the pass kernel's default tile for the shape.
 fn onesweep_spec(key: DType, value_bytes: u32, status_bits: u32) -> Result<ModuleSpec> {
-    let items = onesweep_items(key.size() as u32, value_bytes);
-    onesweep_spec_items(key, value_bytes, status_bits, items)
+    let shape = onesweep_default_shape(key.size() as u32, value_bytes);
+    onesweep_spec_shape(key, value_bytes, status_bits, shape)
 }
 
+/// The onesweep module for the single-launch kernel's tile: `items` keys per thread of
+/// `ONESWEEP_THREADS` (its tile stays in static shared memory).
 fn onesweep_spec_items(
     key: DType,
     value_bytes: u32,
     status_bits: u32,
     items: u32,
 ) -> Result<ModuleSpec> {
+    let shape = OnesweepShape {
+        threads: ONESWEEP_THREADS,
+        items,
+        ..onesweep_default_shape(key.size() as u32, value_bytes)
+    };
+    onesweep_spec_shape(key, value_bytes, status_bits, shape)
+}
+
+fn onesweep_spec_shape(
+    key: DType,
+    value_bytes: u32,
+    status_bits: u32,
+    shape: OnesweepShape,
+) -> Result<ModuleSpec> {
     let (bits, kind) = key_defines(key)?;
+    let kb = key.size() as u32;
     Ok(ModuleSpec::new(KernelFile::Onesweep)
-        .define("THREADS", ONESWEEP_THREADS)
-        .define("ITEMS", items)
+        .define("THREADS", shape.threads)
+        .define("ITEMS", shape.items)
         .define("RADIX_BITS", ONESWEEP_RADIX_BITS)
         .define("LOOKBACK", ONESWEEP_LOOKBACK)
         .define(
@@ -120,10 +137,9 @@ fn onesweep_spec_items(
             onesweep_prefetch_ahead(key.size() as u32, value_bytes),
         )
         .define("RANK_BALLOT", ONESWEEP_RANK_BALLOT)
-        .define(
-            "PASS_MIN_BLOCKS",
-            onesweep_pass_min_blocks(key.size() as u32, value_bytes),
-        )
+        .define("PASS_MIN_BLOCKS", shape.min_blocks)
+        .define("PASS_SMEM_BYTES", shape.shared_bytes(kb, value_bytes))
+        .define("VALUES_LATE", onesweep_values_late(kb, value_bytes))
         .define("KEY_BITS", bits)
         .define("KEY_KIND", kind)
         .define("VALUE_BYTES", value_bytes)
@@ -238,6 +254,8 @@ struct Onesweep {
     histogram: DigitHistogram,
     scan_histogram: CudaFunction,
     pass: CudaFunction,
+    /// The pass kernel's tile.
+    shape: OnesweepShape,
     /// For sorts where every pass is skipped: generates the indices of an argsort.
     iota: Option<CudaFunction>,
     tiles: u64,
@@ -425,9 +443,9 @@ impl CudaBackend {
         let n = key.n;
         // Counts of 30 bits fit the 32-bit status words below 2^30 keys.
         let status_bits = if (n as u64) < (1 << 30) { 32 } else { 64 };
-        let items = onesweep_pass_items(key.key.size() as u32, key.value_bytes);
-        let spec = onesweep_spec_items(key.key, key.value_bytes, status_bits, items)?;
-        let tile = (ONESWEEP_THREADS * items) as u64;
+        let shape = onesweep_pass_shape(key.key.size() as u32, key.value_bytes);
+        let spec = onesweep_spec_shape(key.key, key.value_bytes, status_bits, shape)?;
+        let tile = shape.tile() as u64;
         let tiles = (n as u64).div_ceil(tile).max(1);
         let passes = (key.end - key.begin).div_ceil(ONESWEEP_RADIX_BITS);
         let radix = 1usize << ONESWEEP_RADIX_BITS;
@@ -488,7 +506,8 @@ impl CudaBackend {
             fused,
             histogram: self.digit_histogram(&spec, passes, ONESWEEP_HIST_LANES_PASSES)?,
             scan_histogram: self.function(&spec, "onesweep_scan_histogram")?,
-            pass: self.function(&spec, "onesweep_pass")?,
+            pass: self.onesweep_pass_function(&spec, shape, key)?,
+            shape,
             iota: self.iota_kernel(key)?,
             tiles,
             passes,
@@ -526,6 +545,30 @@ impl CudaBackend {
         // SAFETY: callers pass a live device allocation of at least `bytes` bytes.
         unsafe { dres::memset_d8_async(dst, 0, bytes, self.stream.cu_stream()) }
             .map_err(|e| driver_err("cuMemsetD8Async", e))
+    }
+
+    /// The pass kernel of `spec`, allowed the dynamic shared memory of its tile.
+    fn onesweep_pass_function(
+        &self,
+        spec: &ModuleSpec,
+        shape: OnesweepShape,
+        key: &PlanKey,
+    ) -> Result<CudaFunction> {
+        let bytes = shape.shared_bytes(key.key.size() as u32, key.value_bytes);
+        if bytes > self.info.shared_per_block_optin {
+            return Err(Error::Unsupported(format!(
+                "a onesweep tile of {} x {} needs {bytes} bytes of shared memory; the device \
+                 gives a block at most {}",
+                shape.threads, shape.items, self.info.shared_per_block_optin
+            )));
+        }
+        let f = self.function(spec, "onesweep_pass")?;
+        f.set_attribute(
+            cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            bytes as i32,
+        )
+        .map_err(|e| driver_err("cuFuncSetAttribute(onesweep_pass)", e))?;
+        Ok(f)
     }
 
     /// The digit histogram kernel of `spec` for `passes` passes, counting at most `most` of them
@@ -728,7 +771,7 @@ impl CudaBackend {
             &os.scan_histogram,
             "onesweep_scan_histogram",
             os.passes,
-            ONESWEEP_THREADS,
+            os.shape.threads,
             0,
             &[KArg::U64(meta)],
         )?;
@@ -741,8 +784,8 @@ impl CudaBackend {
                 &os.pass,
                 "onesweep_pass",
                 os.tiles as u32,
-                ONESWEEP_THREADS,
-                0,
+                os.shape.threads,
+                os.shape.shared_bytes(k.key.size() as u32, k.value_bytes),
                 &[
                     KArg::U64(src.0),
                     KArg::U64(dst.0),

@@ -89,6 +89,20 @@ pub const fn onesweep_pass_min_blocks(key_bytes: u32, value_bytes: u32) -> u32 {
         3
     }
 }
+/// Onesweep sort, pairs: the pass kernel loads a tile's values after the look-back (no value
+/// register lives through the look-back; the keys leave first, each slot's destination kept
+/// for its value) or before it (0: the look-back's wait hides the loads).
+/// 2 loads them before the keys leave and stages them after (the loads fly meanwhile; one more
+/// array of registers), 1 stages them first. `HISTOSORT_KERNEL_DEFINES=VALUES_LATE=N` overrides
+/// it. H200, session 6, pairs u32/u32 2^24 / 2^26, ncu sum of the passes (us): 256x15x3: 0
+/// 604 / 2289, 1 636 / 2416, 2 605 / 2321; 384x23x2: 0 527 / 2020, 1 541 / 2078, 2 513 / 1924.
+pub const fn onesweep_values_late(key_bytes: u32, value_bytes: u32) -> u32 {
+    if value_bytes > 0 && key_bytes <= 4 && value_bytes <= 4 {
+        2
+    } else {
+        0
+    }
+}
 /// Onesweep and single-block sorts: find a digit's peers in a warp by 8 ballots (1) or by
 /// `__match_any_sync` (0).
 pub const ONESWEEP_RANK_BALLOT: u32 = 1;
@@ -110,24 +124,131 @@ pub const fn onesweep_items(key_bytes: u32, value_bytes: u32) -> u32 {
     }
 }
 
-/// Keys per thread of the onesweep pass kernel: [`onesweep_items`], or fewer where the
-/// environment variable `HISTOSORT_ONESWEEP_ITEMS` asks for fewer (tuning experiments with one
-/// binary; larger values are ignored, since the tile's shared memory is sized for the default).
+/// Reads a tuning override from the environment variable `name`: `None` when it is unset, or
+/// when it does not parse (reported on stderr, then ignored). For experiments with one binary;
+/// the callers read it once per process.
+pub fn env_tuning<T>(name: &str) -> Option<T>
+where
+    T: std::str::FromStr,
+    T::Err: std::fmt::Display,
+{
+    let v = std::env::var(name).ok()?;
+    match v.trim().parse() {
+        Ok(t) => Some(t),
+        Err(e) => {
+            eprintln!("histosort: {name}={v:?} ignored: {e}");
+            None
+        }
+    }
+}
+
+/// The tile of the onesweep pass kernel: threads per block, keys per thread, and the
+/// `__launch_bounds__` minimum of resident blocks per SM (which caps the registers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct OnesweepShape {
+    pub threads: u32,
+    pub items: u32,
+    pub min_blocks: u32,
+}
+
+impl OnesweepShape {
+    /// Keys per tile.
+    pub const fn tile(&self) -> u32 {
+        self.threads * self.items
+    }
+
+    /// Dynamic shared memory of the pass kernel: the staged keys and values, the warp counters
+    /// and the digit tables (an upper bound of the kernel's `TileStorage`, which it asserts).
+    pub const fn shared_bytes(&self, key_bytes: u32, value_bytes: u32) -> u32 {
+        let radix = 1 << ONESWEEP_RADIX_BITS;
+        let warps = self.threads / 32;
+        self.tile() * (key_bytes + value_bytes) + (warps + 2) * radix * 4 + warps * 4 + 64
+    }
+}
+
+impl std::str::FromStr for OnesweepShape {
+    type Err = String;
+    /// `THREADSxITEMS` or `THREADSxITEMSxMIN_BLOCKS` (min blocks 1 when left out).
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        let v: Vec<u32> = s
+            .split('x')
+            .map(|t| t.trim().parse::<u32>().map_err(|e| e.to_string()))
+            .collect::<std::result::Result<_, _>>()?;
+        let (threads, items, min_blocks) = match v[..] {
+            [t, i] => (t, i, 1),
+            [t, i, b] => (t, i, b),
+            _ => return Err(format!("{s:?} is not THREADSxITEMS[xMIN_BLOCKS]")),
+        };
+        let radix = 1 << ONESWEEP_RADIX_BITS;
+        if threads % 32 != 0 || !(radix..=1024).contains(&threads) {
+            return Err(format!(
+                "{threads} threads: a multiple of 32 from {radix} to 1024"
+            ));
+        }
+        if !(1..=32).contains(&items) || !(1..=8).contains(&min_blocks) {
+            return Err(format!("{items} items, {min_blocks} blocks: 1-32 and 1-8"));
+        }
+        Ok(OnesweepShape {
+            threads,
+            items,
+            min_blocks,
+        })
+    }
+}
+
+/// The onesweep pass kernel's tile for keys and values of at most 4 bytes each: 384 threads of
+/// 23 keys (8832 keys, CUB's sm_90 figure), 2 blocks per SM (80 registers). H200, session 6
+/// (ncu, sum of the passes, us; `HISTOSORT_ONESWEEP_SHAPE`): u32 keys 2^24 / 2^28: 256x15x4
+/// (the tile until then) 389 / 5320, 256x18x3 370 / 5160, 256x20x3 362 / 5070, 512x15x2 360 /
+/// 5050, 384x20x2 352 / 4850, 384x23x2 349 / 4830; pairs u32/u32 2^24 / 2^26 with
+/// `VALUES_LATE` 2: 256x15x3 605 / 2321, 256x20x3 548 / 2066, 384x23x2 513 / 1924 (the old tile
+/// and order: 604 / 2289). A second run, keys u32 2^28: 384x23x2 4840, 448x20x2 4740, 512x18x2
+/// 4960 (1-2% is the noise between runs); u64 keys 2^26: 256x15x3 3600, 384x11x2 3966, 384x13x2
+/// 3696, 384x15x2 3491; pairs u32/u64 2^24: 256x15x3 (`VALUES_LATE` 0) 508, 384x15x2 542.
+pub const ONESWEEP_WIDE_SHAPE: OnesweepShape = OnesweepShape {
+    threads: 384,
+    items: 23,
+    min_blocks: 2,
+};
+/// The pass kernel's tile for pairs of keys and values of up to 4 bytes each. H200, session 6,
+/// pairs u32/u32 2^26 (ncu, sum of the passes, us): 384x23x2 1950, 384x20x2 1832, 448x20x2
+/// 1900, 512x17x2 1979, 320x23x2 1940.
+pub const ONESWEEP_WIDE_PAIRS_SHAPE: OnesweepShape = OnesweepShape {
+    threads: 384,
+    items: 20,
+    min_blocks: 2,
+};
+
+/// The onesweep pass kernel's default tile for keys of `key_bytes` and values of `value_bytes`:
+/// [`ONESWEEP_WIDE_SHAPE`] (keys only) and [`ONESWEEP_WIDE_PAIRS_SHAPE`] for keys and values of
+/// up to 4 bytes, else 256 threads of [`onesweep_items`].
+pub const fn onesweep_default_shape(key_bytes: u32, value_bytes: u32) -> OnesweepShape {
+    if key_bytes <= 4 && value_bytes == 0 {
+        ONESWEEP_WIDE_SHAPE
+    } else if key_bytes <= 4 && value_bytes <= 4 {
+        ONESWEEP_WIDE_PAIRS_SHAPE
+    } else {
+        OnesweepShape {
+            threads: ONESWEEP_THREADS,
+            items: onesweep_items(key_bytes, value_bytes),
+            min_blocks: onesweep_pass_min_blocks(key_bytes, value_bytes),
+        }
+    }
+}
+
+/// The onesweep pass kernel's tile in this process: [`onesweep_default_shape`], or the shape
+/// the environment variable `HISTOSORT_ONESWEEP_SHAPE` names (`THREADSxITEMS[xMIN_BLOCKS]`,
+/// for every key and value size: tuning experiments with one binary).
 /// Smaller tiles for mid-sized inputs (fewer tiles per round of resident blocks) did not pay:
 /// H200, session 5, ncu sum of the passes, u32 keys 2^21 / 2^22 / 2^23, us: 15 keys per thread
 /// 92.3 / 143.7 / 227.5; 12: 99.4 / 146.2 / 235.1; 10: 91.8 / 144.2 / 244.8; 8: 91.0 / 151.0 /
 /// 268.2; 6: 122.2 / 189.9 / 331.4 (pairs u32/u32 2^21 / 2^22: 15 114.4 / 183.3, 12 109.9 /
 /// 188.9, 8 123.3 / 216.1).
-pub fn onesweep_pass_items(key_bytes: u32, value_bytes: u32) -> u32 {
-    let default = onesweep_items(key_bytes, value_bytes);
-    static ITEMS: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
-    let want = *ITEMS.get_or_init(|| {
-        std::env::var("HISTOSORT_ONESWEEP_ITEMS")
-            .ok()
-            .and_then(|v| v.trim().parse::<u32>().ok())
-            .filter(|&v| v >= 1)
-    });
-    want.map_or(default, |w| w.min(default))
+pub fn onesweep_pass_shape(key_bytes: u32, value_bytes: u32) -> OnesweepShape {
+    static SHAPE: std::sync::OnceLock<Option<OnesweepShape>> = std::sync::OnceLock::new();
+    SHAPE
+        .get_or_init(|| env_tuning("HISTOSORT_ONESWEEP_SHAPE"))
+        .unwrap_or(onesweep_default_shape(key_bytes, value_bytes))
 }
 
 /// Onesweep sort: up to this many keys the whole sort runs as one cooperative launch (grid
@@ -177,11 +298,7 @@ pub const fn rank_sort_max(key_bytes: usize) -> usize {
 /// counting sort off: A/B measurements against the radix paths with one binary).
 pub fn rank_sort_limit(key_bytes: usize) -> usize {
     static LIMIT: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
-    let want = *LIMIT.get_or_init(|| {
-        std::env::var("HISTOSORT_RANK_SORT_MAX")
-            .ok()
-            .and_then(|v| v.trim().parse::<usize>().ok())
-    });
+    let want = *LIMIT.get_or_init(|| env_tuning("HISTOSORT_RANK_SORT_MAX"));
     let max = rank_sort_max(key_bytes);
     want.map_or(max, |w| w.min(max))
 }
@@ -238,11 +355,24 @@ pub const fn block_sort_items(key_bytes: u32, value_bytes: u32) -> u32 {
 pub const SCAN_LB_THREADS: u32 = 128;
 pub const SCAN_LB_VECS: u32 = 8;
 /// Decoupled look-back scan: windows of 32 predecessors each lane of the look-back warp loads
-/// per step (all in flight at once).
-pub const SCAN_LB_WINDOWS: u32 = 4;
+/// per step (all in flight at once). With the paced look-back below one window pays best
+/// (session 6: 4 windows 677 / 710 us, 1 window 640 / 675, u32 2^28 / u64 2^27).
+pub const SCAN_LB_WINDOWS: u32 = 1;
 /// Decoupled look-back scan: the minimum resident blocks per SM asked of the compiler (0: no
 /// register cap beyond the thread count's).
 pub const SCAN_LB_MIN_BLOCKS: u32 = 0;
+
+/// Look-back scan pacing, in ns: the sleep between a tile's aggregate and its first status read
+/// (in grids of at least 500 tiles), and between reads that found a predecessor not ready.
+/// `HISTOSORT_KERNEL_DEFINES=LB_DELAY_FIRST=N,LB_DELAY_RETRY=N` overrides them.
+/// CUB paces its look-back this way (sm_90: ~1.2 us, then ~650 ns). H200, session 6, ncu,
+/// u32 2^28 / u64 2^27 exclusive scans, us: 4 windows, 0 / 32 ns (until then) 739 / 757; 4
+/// windows, 0 / 650 740 / 757; 4 windows, 1200 / 650 677 / 710; 4 windows, 600 / 300 702 /
+/// 735; 1 window, 1200 / 650 640 / 675.
+pub const SCAN_LB_DELAY_FIRST: u32 = 1200;
+pub const SCAN_LB_DELAY_RETRY: u32 = 650;
+/// Look-back scan: the output leaves with evict-first (streaming) stores (1) or plain ones (0).
+pub const SCAN_LB_STORE_STREAMING: u32 = 1;
 
 /// The shape of the decoupled look-back scan. The host's tile arithmetic and the kernel's
 /// defines both come from [`scan_lb_shape`], so a tuning run can change the shape with the
@@ -281,11 +411,11 @@ impl ScanLbShape {
                 .parse()
                 .map_err(|_| format!("'{}' is not a number", v.trim()))?;
             match k.trim() {
-                "threads" if [64, 128, 256, 512, 1024].contains(&v) => s.threads = v,
+                "threads" if v % 32 == 0 && (64..=1024).contains(&v) => s.threads = v,
                 "vecs" if (1..=8).contains(&v) => s.vecs = v,
                 "windows" if (1..=8).contains(&v) => s.windows = v,
                 "blocks" if v <= 32 => s.min_blocks = v,
-                k => return Err(format!("'{k}={v}' is not a scan shape setting (threads 64-1024 in powers of two, vecs 1-8, windows 1-8, blocks 0-32)")),
+                k => return Err(format!("'{k}={v}' is not a scan shape setting (threads 64-1024 in multiples of 32, vecs 1-8, windows 1-8, blocks 0-32)")),
             }
         }
         // The kernel stages its tile in static shared memory (48 KiB at most).
@@ -303,13 +433,14 @@ impl ScanLbShape {
 /// set and valid (an invalid value is reported once on stderr and ignored).
 pub fn scan_lb_shape() -> ScanLbShape {
     static SHAPE: std::sync::OnceLock<ScanLbShape> = std::sync::OnceLock::new();
-    *SHAPE.get_or_init(|| match std::env::var("HISTOSORT_SCAN_SHAPE") {
-        Ok(spec) => ScanLbShape::parse(&spec).unwrap_or_else(|e| {
-            eprintln!("histosort: HISTOSORT_SCAN_SHAPE ignored: {e}");
-            ScanLbShape::DEFAULT
-        }),
-        Err(_) => ScanLbShape::DEFAULT,
-    })
+    *SHAPE.get_or_init(|| env_tuning("HISTOSORT_SCAN_SHAPE").unwrap_or(ScanLbShape::DEFAULT))
+}
+
+impl std::str::FromStr for ScanLbShape {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        ScanLbShape::parse(s)
+    }
 }
 
 /// Elements per tile of the look-back scan for elements of `elem_bytes` (4 or 8).

@@ -20,12 +20,9 @@ pub const TILE_SIZES: &[usize] = &{
     const SORT: usize = histosort::tuning::cuda::THREE_PHASE_TILE as usize;
     const SCAN: usize = histosort::tuning::cuda::SCAN_TILE as usize;
     // Onesweep tiles of 1-, 4- and 8-byte keys (keys only).
-    const OS1: usize = (histosort::tuning::cuda::ONESWEEP_THREADS
-        * histosort::tuning::cuda::onesweep_items(1, 0)) as usize;
-    const OS4: usize = (histosort::tuning::cuda::ONESWEEP_THREADS
-        * histosort::tuning::cuda::onesweep_items(4, 0)) as usize;
-    const OS8: usize = (histosort::tuning::cuda::ONESWEEP_THREADS
-        * histosort::tuning::cuda::onesweep_items(8, 0)) as usize;
+    const OS1: usize = histosort::tuning::cuda::onesweep_default_shape(1, 0).tile() as usize;
+    const OS4: usize = histosort::tuning::cuda::onesweep_default_shape(4, 0).tile() as usize;
+    const OS8: usize = histosort::tuning::cuda::onesweep_default_shape(8, 0).tile() as usize;
     [
         255,
         256,
