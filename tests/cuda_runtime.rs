@@ -386,17 +386,13 @@ fn onesweep_tiles_orders_bit_ranges_and_pairs() {
     );
 }
 
-/// Small sorts: the single-block kernel up to its capacity and just past it, and the single
+/// Small sorts: the counting sort up to its largest input and just past it, and the single
 /// launch at every tile size it picks (1, 2, 4, 8 keys per thread), on random, few-distinct and
 /// all-equal keys (whole warps of equal digits), keys, pairs and argsort, both orders.
 #[test]
-fn small_sorts_single_block_and_single_launch() {
+fn small_sorts_counting_sort_and_single_launch() {
     let Some(e) = gpu() else { return };
     let os = SortOptions::new().algorithm(SortAlgorithm::Onesweep);
-    let cap = |kb: u32, vb: u32| {
-        histosort::tuning::cuda::BLOCK_SORT_THREADS as usize
-            * histosort::tuning::cuda::block_sort_items(kb, vb) as usize
-    };
     fn run<K: RadixKey>(e: &Engine, input: &[K], o: &SortOptions, what: &str) {
         let n = input.len();
         let mut k = input.to_vec();
@@ -419,13 +415,9 @@ fn small_sorts_single_block_and_single_launch() {
             "{what} argsort n={n}"
         );
     }
+    // Generic sizes, and those around the tiles of the single-block sort of earlier versions.
     let mut sizes = vec![1, 2, 31, 32, 33, 1000, 4096];
-    // The smaller single-block tiles, where they are below the shape's largest (u32 keys).
-    for items in histosort::tuning::cuda::BLOCK_SORT_ITEMS_STEPS {
-        let t = histosort::tuning::cuda::BLOCK_SORT_THREADS as usize * items as usize;
-        sizes.extend([t - 1, t, t + 1]);
-    }
-    for c in [cap(4, 0), cap(4, 4), cap(4, 8), cap(8, 0), cap(16, 16)] {
+    for c in [512, 2048, 3584, 4096, 7168] {
         sizes.extend([c - 1, c, c + 1]);
     }
     for items in histosort::tuning::cuda::ONESWEEP_FUSED_ITEMS {
@@ -456,11 +448,11 @@ fn small_sorts_single_block_and_single_launch() {
             "f64",
         );
         run::<i16>(&e, &keys::<i16>(n, 10 + n as u64), &os, "i16");
-        run::<u128>(&e, &keys::<u128>(n.min(4 * cap(16, 16)), 12), &os, "u128");
+        run::<u128>(&e, &keys::<u128>(n.min(2048), 12), &os, "u128");
     }
-    // In place on the device: the counting sort (through a copy), the single block, one launch.
+    // In place on the device: the counting sort (through a copy), one launch.
     let g = e.cuda().unwrap();
-    for n in [33, 4097, cap(4, 0) - 5, 20_001] {
+    for n in [33, 4097, 7163, 20_001] {
         let host: Vec<i32> = keys(n, 78);
         let mut d = DeviceBuffer::upload(g, &host).unwrap();
         g.sort_device_in_place(&mut d, &os).unwrap();

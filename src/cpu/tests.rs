@@ -79,6 +79,15 @@ fn gen<K: RadixKey>(n: usize, dist: Dist, seed: u64) -> Vec<K> {
     v
 }
 
+/// Runs `f` inside a rayon pool of `threads` threads.
+fn with_threads<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("a rayon pool")
+        .install(f)
+}
+
 fn same_bits<K: RadixKey>(a: &[K], b: &[K]) -> bool {
     bytemuck::cast_slice::<K, u8>(a) == bytemuck::cast_slice::<K, u8>(b)
 }
@@ -346,11 +355,7 @@ fn nt_scatter() {
     around::<i64>(4);
     around::<u64>(5);
     around::<u128>(6);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(3)
-        .build()
-        .unwrap();
-    pool.install(|| {
+    with_threads(3, || {
         around::<u32>(7);
         around::<u64>(8);
     });
@@ -360,11 +365,7 @@ fn nt_scatter() {
 #[test]
 fn odd_thread_counts() {
     for threads in [3, 5] {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        pool.install(|| {
+        with_threads(threads, || {
             for n in [
                 tuning::PAR_MIN_LEN * threads,
                 tuning::PAR_MIN_LEN * threads + 7,
@@ -608,11 +609,7 @@ fn lookback_scans_match_reference() {
     let exact = |a: &[u32], b: &[u32]| a == b;
     let mut r = Rng(21);
     for threads in [1, 2, 3] {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        pool.install(|| {
+        with_threads(threads, || {
             for block in [1usize, 7, 64, 1000, 3000] {
                 for n in [
                     0usize,
@@ -682,11 +679,7 @@ fn byte_histogram_paths_match_reference() {
     let mut r = Rng(33);
     let c = tuning::HIST_CHUNK;
     for threads in [1, 2, 3] {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        pool.install(|| {
+        with_threads(threads, || {
             for n in [
                 0usize,
                 1,

@@ -24,7 +24,6 @@ pub enum KernelFile {
     Keys,
     ThreePhase,
     Onesweep,
-    BlockSort,
     RankSort,
     Scan,
     Histogram,
@@ -35,11 +34,10 @@ pub enum KernelFile {
 }
 
 impl KernelFile {
-    pub const ALL: [KernelFile; 11] = [
+    pub const ALL: [KernelFile; 10] = [
         KernelFile::Keys,
         KernelFile::ThreePhase,
         KernelFile::Onesweep,
-        KernelFile::BlockSort,
         KernelFile::RankSort,
         KernelFile::Scan,
         KernelFile::Histogram,
@@ -54,7 +52,6 @@ impl KernelFile {
             KernelFile::Keys => "keys.cu",
             KernelFile::ThreePhase => "radix_sort_three_phase.cu",
             KernelFile::Onesweep => "radix_sort_onesweep.cu",
-            KernelFile::BlockSort => "radix_sort_block.cu",
             KernelFile::RankSort => "sort_rank.cu",
             KernelFile::Scan => "scan.cu",
             KernelFile::Histogram => "histogram.cu",
@@ -70,7 +67,6 @@ impl KernelFile {
             KernelFile::Keys => include_str!("../../kernels/keys.cu"),
             KernelFile::ThreePhase => include_str!("../../kernels/radix_sort_three_phase.cu"),
             KernelFile::Onesweep => include_str!("../../kernels/radix_sort_onesweep.cu"),
-            KernelFile::BlockSort => include_str!("../../kernels/radix_sort_block.cu"),
             KernelFile::RankSort => include_str!("../../kernels/sort_rank.cu"),
             KernelFile::Scan => include_str!("../../kernels/scan.cu"),
             KernelFile::Histogram => include_str!("../../kernels/histogram.cu"),

@@ -15,13 +15,13 @@ use crate::error::{Error, Result};
 use crate::key::{DType, RadixBits, RadixKey, SortIndex, Value};
 use crate::options::SortOptions;
 use crate::tuning::cuda::{
-    block_sort_items, block_sort_items_for, onesweep_default_shape, onesweep_fused_items,
-    onesweep_items, onesweep_pass_shape, onesweep_prefetch_ahead, onesweep_values_late,
-    rank_sort_limit, rank_sort_max, OnesweepShape, BLOCK_SORT_ITEMS_STEPS, BLOCK_SORT_THREADS,
-    ELEMENTWISE_THREADS, ONESWEEP_FUSED_ITEMS, ONESWEEP_FUSED_MAX, ONESWEEP_HIST_LANES_PASSES,
-    ONESWEEP_HIST_LANES_THREADS, ONESWEEP_LOOKBACK, ONESWEEP_RADIX_BITS, ONESWEEP_RANK_BALLOT,
-    ONESWEEP_SKIP_MIN, ONESWEEP_THREADS, RANK_SORT_THREADS, THREE_PHASE_DIGIT_BITS,
-    THREE_PHASE_DIGIT_WIDTHS, THREE_PHASE_ITEMS, THREE_PHASE_THREADS, THREE_PHASE_TILE,
+    onesweep_default_shape, onesweep_fused_items, onesweep_items, onesweep_narrow_shape,
+    onesweep_pass_shape, onesweep_prefetch_ahead, onesweep_values_late, rank_sort_limit,
+    rank_sort_max, OnesweepShape, ELEMENTWISE_THREADS, ONESWEEP_FUSED_ITEMS, ONESWEEP_FUSED_MAX,
+    ONESWEEP_HIST_LANES_PASSES, ONESWEEP_HIST_LANES_THREADS, ONESWEEP_LOOKBACK,
+    ONESWEEP_RADIX_BITS, ONESWEEP_RANK_BALLOT, ONESWEEP_SKIP_MIN, ONESWEEP_THREADS,
+    RANK_SORT_THREADS, THREE_PHASE_DIGIT_BITS, THREE_PHASE_DIGIT_WIDTHS, THREE_PHASE_ITEMS,
+    THREE_PHASE_THREADS, THREE_PHASE_TILE,
 };
 
 /// KEY_BITS and KEY_KIND of a key type, or why the GPU cannot sort it.
@@ -60,19 +60,6 @@ fn three_phase_spec(key: DType, value_bytes: u32) -> Result<ModuleSpec> {
         .define("VALUE_BYTES", value_bytes))
 }
 
-/// The single-block sort with `items` keys per thread.
-fn block_sort_spec(key: DType, value_bytes: u32, items: u32) -> Result<ModuleSpec> {
-    let (bits, kind) = key_defines(key)?;
-    Ok(ModuleSpec::new(KernelFile::BlockSort)
-        .define("THREADS", BLOCK_SORT_THREADS)
-        .define("ITEMS", items)
-        .define("RADIX_BITS", ONESWEEP_RADIX_BITS)
-        .define("RANK_BALLOT", ONESWEEP_RANK_BALLOT)
-        .define("KEY_BITS", bits)
-        .define("KEY_KIND", kind)
-        .define("VALUE_BYTES", value_bytes))
-}
-
 /// The counting sort (all-pairs ranks) of small inputs.
 fn rank_sort_spec(key: DType, value_bytes: u32) -> Result<ModuleSpec> {
     let (bits, kind) = key_defines(key)?;
@@ -82,11 +69,6 @@ fn rank_sort_spec(key: DType, value_bytes: u32) -> Result<ModuleSpec> {
         .define("KEY_BITS", bits)
         .define("KEY_KIND", kind)
         .define("VALUE_BYTES", value_bytes))
-}
-
-/// Most keys the single-block sort takes for this shape.
-fn block_sort_capacity(key: DType, value_bytes: u32) -> usize {
-    (BLOCK_SORT_THREADS * block_sort_items(key.size() as u32, value_bytes)) as usize
 }
 
 /// Whether one digit holds all `n` keys, from a pass's exclusive digit offsets.
@@ -114,7 +96,7 @@ fn onesweep_spec_items(
     let shape = OnesweepShape {
         threads: ONESWEEP_THREADS,
         items,
-        ..onesweep_default_shape(key.size() as u32, value_bytes)
+        ..onesweep_narrow_shape(key.size() as u32, value_bytes)
     };
     onesweep_spec_shape(key, value_bytes, status_bits, shape)
 }
@@ -165,22 +147,19 @@ pub fn all_sort_specs() -> Vec<ModuleSpec> {
     }
     for d in DType::ALL {
         for vb in [0, 1, 2, 4, 8, 16] {
-            let max = block_sort_items(d.size() as u32, vb);
-            for items in BLOCK_SORT_ITEMS_STEPS
-                .into_iter()
-                .filter(|&i| i < max)
-                .chain([max])
-            {
-                if let Ok(s) = block_sort_spec(d, vb, items) {
-                    v.push(s);
-                }
-            }
             if let Ok(s) = rank_sort_spec(d, vb) {
                 v.push(s);
             }
             for sb in [32, 64] {
                 if let Ok(s) = onesweep_spec(d, vb, sb) {
                     v.push(s);
+                }
+                // The fallback of devices whose shared memory cannot hold the wide tile.
+                let narrow = onesweep_narrow_shape(d.size() as u32, vb);
+                if narrow != onesweep_default_shape(d.size() as u32, vb) {
+                    if let Ok(s) = onesweep_spec_shape(d, vb, sb, narrow) {
+                        v.push(s);
+                    }
                 }
             }
             // The single-launch kernel's smaller tiles (32-bit status words, keys <= 64 bits).
@@ -245,8 +224,6 @@ struct DigitHistogram {
 struct Onesweep {
     /// The counting sort, when the input is small enough for it (taken before the others).
     rank: Option<CudaFunction>,
-    /// The single-block kernel, when the input fits one block.
-    block: Option<CudaFunction>,
     /// The single-launch kernel and its grid (one block per tile), when this shape fits one
     /// resident grid.
     fused: Option<(CudaFunction, u64)>,
@@ -443,7 +420,11 @@ impl CudaBackend {
         let n = key.n;
         // Counts of 30 bits fit the 32-bit status words below 2^30 keys.
         let status_bits = if (n as u64) < (1 << 30) { 32 } else { 64 };
-        let shape = onesweep_pass_shape(key.key.size() as u32, key.value_bytes);
+        let shape = onesweep_pass_shape(
+            key.key.size() as u32,
+            key.value_bytes,
+            self.info.shared_per_block_optin,
+        );
         let spec = onesweep_spec_shape(key.key, key.value_bytes, status_bits, shape)?;
         let tile = shape.tile() as u64;
         let tiles = (n as u64).div_ceil(tile).max(1);
@@ -491,18 +472,8 @@ impl CudaBackend {
         } else {
             None
         };
-        let block = if rank.is_none() && n <= block_sort_capacity(key.key, key.value_bytes) {
-            let items = block_sort_items_for(n, key.key.size() as u32, key.value_bytes);
-            Some(self.function(
-                &block_sort_spec(key.key, key.value_bytes, items)?,
-                "block_sort",
-            )?)
-        } else {
-            None
-        };
         Ok(Onesweep {
             rank,
-            block,
             fused,
             histogram: self.digit_histogram(&spec, passes, ONESWEEP_HIST_LANES_PASSES)?,
             scan_histogram: self.function(&spec, "onesweep_scan_histogram")?,
@@ -688,18 +659,12 @@ impl CudaBackend {
             // An empty bit range: every key compares equal, the stable sort is the identity.
             return self.identity_sort(k, os.iota.as_ref(), io);
         }
-        // Small inputs: one launch of the counting sort or of the single-block sort, which
-        // take the same arguments.
-        let small = match (&os.rank, &os.block) {
-            (Some(f), _) => Some((f, "rank_sort", n.div_ceil(32) as u32, RANK_SORT_THREADS)),
-            (None, Some(f)) => Some((f, "block_sort", 1, BLOCK_SORT_THREADS)),
-            (None, None) => None,
-        };
-        if let Some((f, name, grid, threads)) = small {
+        // Small inputs: one launch of the counting sort.
+        if let Some(f) = &os.rank {
             let (mut kin, mut vin) = (io[0], io[1]);
             // Every block of the counting sort reads all the keys while other blocks write
             // theirs: in place, the input is first copied to the plan's scratch.
-            if os.rank.is_some() && (io[0] == io[2] || (has_vals && !k.iota && io[1] == io[3])) {
+            if io[0] == io[2] || (has_vals && !k.iota && io[1] == io[3]) {
                 self.dtod(keys[0], io[0], k.n * k.key.size())?;
                 kin = keys[0];
                 if has_vals && !k.iota {
@@ -709,9 +674,9 @@ impl CudaBackend {
             }
             return self.launch(
                 f,
-                name,
-                grid,
-                threads,
+                "rank_sort",
+                n.div_ceil(32) as u32,
+                RANK_SORT_THREADS,
                 0,
                 &[
                     KArg::U64(kin),

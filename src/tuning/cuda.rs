@@ -103,7 +103,7 @@ pub const fn onesweep_values_late(key_bytes: u32, value_bytes: u32) -> u32 {
         0
     }
 }
-/// Onesweep and single-block sorts: find a digit's peers in a warp by 8 ballots (1) or by
+/// Onesweep sort: find a digit's peers in a warp by 8 ballots (1) or by
 /// `__match_any_sync` (0).
 pub const ONESWEEP_RANK_BALLOT: u32 = 1;
 /// Onesweep sort: from this length on, the up-front histogram is read back so that passes
@@ -228,11 +228,18 @@ pub const fn onesweep_default_shape(key_bytes: u32, value_bytes: u32) -> Oneswee
     } else if key_bytes <= 4 && value_bytes <= 4 {
         ONESWEEP_WIDE_PAIRS_SHAPE
     } else {
-        OnesweepShape {
-            threads: ONESWEEP_THREADS,
-            items: onesweep_items(key_bytes, value_bytes),
-            min_blocks: onesweep_pass_min_blocks(key_bytes, value_bytes),
-        }
+        onesweep_narrow_shape(key_bytes, value_bytes)
+    }
+}
+
+/// The 256-thread tile of [`onesweep_items`] keys: the default for keys or values of more than
+/// 4 bytes, and the fallback where a device's shared memory cannot hold a wider tile (it stays
+/// within the 48 KiB every CUDA device gives a block).
+pub const fn onesweep_narrow_shape(key_bytes: u32, value_bytes: u32) -> OnesweepShape {
+    OnesweepShape {
+        threads: ONESWEEP_THREADS,
+        items: onesweep_items(key_bytes, value_bytes),
+        min_blocks: onesweep_pass_min_blocks(key_bytes, value_bytes),
     }
 }
 
@@ -244,11 +251,19 @@ pub const fn onesweep_default_shape(key_bytes: u32, value_bytes: u32) -> Oneswee
 /// 92.3 / 143.7 / 227.5; 12: 99.4 / 146.2 / 235.1; 10: 91.8 / 144.2 / 244.8; 8: 91.0 / 151.0 /
 /// 268.2; 6: 122.2 / 189.9 / 331.4 (pairs u32/u32 2^21 / 2^22: 15 114.4 / 183.3, 12 109.9 /
 /// 188.9, 8 123.3 / 216.1).
-pub fn onesweep_pass_shape(key_bytes: u32, value_bytes: u32) -> OnesweepShape {
+/// A default tile that needs more than `shared_optin` bytes of shared memory (the device's
+/// opt-in limit per block; 64 KiB on sm_75) falls back to [`onesweep_narrow_shape`].
+pub fn onesweep_pass_shape(key_bytes: u32, value_bytes: u32, shared_optin: u32) -> OnesweepShape {
     static SHAPE: std::sync::OnceLock<Option<OnesweepShape>> = std::sync::OnceLock::new();
-    SHAPE
-        .get_or_init(|| env_tuning("HISTOSORT_ONESWEEP_SHAPE"))
-        .unwrap_or(onesweep_default_shape(key_bytes, value_bytes))
+    if let Some(s) = *SHAPE.get_or_init(|| env_tuning("HISTOSORT_ONESWEEP_SHAPE")) {
+        return s;
+    }
+    let wide = onesweep_default_shape(key_bytes, value_bytes);
+    if wide.shared_bytes(key_bytes, value_bytes) <= shared_optin {
+        wide
+    } else {
+        onesweep_narrow_shape(key_bytes, value_bytes)
+    }
 }
 
 /// Onesweep sort: up to this many keys the whole sort runs as one cooperative launch (grid
@@ -301,47 +316,6 @@ pub fn rank_sort_limit(key_bytes: usize) -> usize {
     let want = *LIMIT.get_or_init(|| env_tuning("HISTOSORT_RANK_SORT_MAX"));
     let max = rank_sort_max(key_bytes);
     want.map_or(max, |w| w.min(max))
-}
-
-/// Single-block sort (kernels/radix_sort_block.cu): threads of its one block.
-pub const BLOCK_SORT_THREADS: u32 = 512;
-/// Single-block sort: most keys per thread (register arrays of this length).
-pub const BLOCK_SORT_ITEMS_MAX: u32 = 14;
-/// Single-block sort: shared memory for the staged keys and values; with the warp counters
-/// (16 KiB) the block stays under 48 KiB of static shared memory.
-pub const BLOCK_SORT_TILE_BYTES: u32 = 28 * 1024;
-
-/// Single-block sort: smaller tiles (keys per thread) for inputs that fit them, so that a sort
-/// of 2^12 keys ranks 8 keys per thread instead of padding to a tile of 7168 (25 -> 21 us on
-/// the H200 at 14 keys per thread; each rank round is a serial step of every warp).
-pub const BLOCK_SORT_ITEMS_STEPS: [u32; 2] = [4, 8];
-
-/// Keys per thread of the single-block sort of `n` keys: the smallest step of
-/// `BLOCK_SORT_ITEMS_STEPS` whose tile holds them, else `block_sort_items`.
-pub const fn block_sort_items_for(n: usize, key_bytes: u32, value_bytes: u32) -> u32 {
-    let max = block_sort_items(key_bytes, value_bytes);
-    let mut i = 0;
-    while i < BLOCK_SORT_ITEMS_STEPS.len() {
-        let items = BLOCK_SORT_ITEMS_STEPS[i];
-        if items < max && n <= (BLOCK_SORT_THREADS * items) as usize {
-            return items;
-        }
-        i += 1;
-    }
-    max
-}
-
-/// Keys per thread of the single-block sort for keys of `key_bytes` and values of
-/// `value_bytes`: its capacity is `BLOCK_SORT_THREADS` times this.
-pub const fn block_sort_items(key_bytes: u32, value_bytes: u32) -> u32 {
-    let per = BLOCK_SORT_TILE_BYTES / (BLOCK_SORT_THREADS * (key_bytes + value_bytes));
-    if per > BLOCK_SORT_ITEMS_MAX {
-        BLOCK_SORT_ITEMS_MAX
-    } else if per == 0 {
-        1
-    } else {
-        per
-    }
 }
 
 // ------------------------------------------------------------------------------------------
@@ -465,27 +439,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn block_sort_tiles_follow_the_size() {
-        let t = BLOCK_SORT_THREADS as usize;
-        // u32 keys: 4, 8, then the largest (14) keys per thread.
-        assert_eq!(block_sort_items_for(1, 4, 0), 4);
-        assert_eq!(block_sort_items_for(4 * t, 4, 0), 4);
-        assert_eq!(block_sort_items_for(4 * t + 1, 4, 0), 8);
-        assert_eq!(block_sort_items_for(8 * t, 4, 0), 8);
-        assert_eq!(
-            block_sort_items_for(8 * t + 1, 4, 0),
-            block_sort_items(4, 0)
-        );
+    fn pass_tunables_by_shape() {
         assert_eq!(onesweep_pass_min_blocks(4, 0), 4);
         assert_eq!(onesweep_pass_min_blocks(4, 4), 3);
         assert_eq!(onesweep_pass_min_blocks(8, 0), 3);
         assert_eq!(onesweep_prefetch_ahead(4, 0), 264);
         assert_eq!(onesweep_prefetch_ahead(4, 4), 0);
-        // Shapes whose largest tile is at most a step keep it.
-        let max = block_sort_items(16, 16);
-        assert!(max <= 4);
-        assert_eq!(block_sort_items_for(1, 16, 16), max);
-        assert_eq!(block_sort_items_for(1, 8, 8), block_sort_items(8, 8).min(4));
+        assert_eq!(onesweep_values_late(4, 4), 2);
+        assert_eq!(onesweep_values_late(4, 8), 0);
+        assert_eq!(onesweep_values_late(4, 0), 0);
     }
 
     #[test]
@@ -505,6 +467,7 @@ mod tests {
         assert_eq!((s.threads, s.windows, s.min_blocks), (d.threads, 2, 6));
         for bad in [
             "threads=300",
+            "threads=48",
             "vecs=0",
             "vecs=9",
             "windows=9",
@@ -514,6 +477,42 @@ mod tests {
             "vecs=x",
         ] {
             assert!(ScanLbShape::parse(bad).is_err(), "{bad} accepted");
+        }
+    }
+
+    #[test]
+    fn onesweep_shapes_parse_and_fall_back() {
+        let s: OnesweepShape = "384x23x2".parse().unwrap();
+        assert_eq!(s, ONESWEEP_WIDE_SHAPE);
+        let s: OnesweepShape = " 512 x 15 ".parse().unwrap();
+        assert_eq!((s.threads, s.items, s.min_blocks), (512, 15, 1));
+        for bad in [
+            "", "384", "384x", "100x15", "128x15", "2048x4", "384x0", "384x40", "384x23x9",
+        ] {
+            assert!(bad.parse::<OnesweepShape>().is_err(), "{bad:?} parsed");
+        }
+        // Every narrow tile fits the 48 KiB every device gives a block; the wide ones need the
+        // H200's opt-in shared memory.
+        for kb in [1, 2, 4, 8, 16] {
+            for vb in [0, 1, 2, 4, 8, 16] {
+                assert!(onesweep_narrow_shape(kb, vb).shared_bytes(kb, vb) <= 48 * 1024);
+                let d = onesweep_default_shape(kb, vb);
+                assert!(d.threads >= 1 << ONESWEEP_RADIX_BITS && d.threads % 32 == 0);
+                assert!(d.shared_bytes(kb, vb) <= 227 * 1024, "{kb}/{vb}: {d:?}");
+            }
+        }
+        // Pairs of 4 + 4 bytes: the wide tile on an H200 (227 KiB), the narrow one on a device
+        // with 64 KiB (sm_75).
+        assert_eq!(onesweep_default_shape(4, 4), ONESWEEP_WIDE_PAIRS_SHAPE);
+        if std::env::var_os("HISTOSORT_ONESWEEP_SHAPE").is_none() {
+            assert_eq!(
+                onesweep_pass_shape(4, 4, 227 * 1024),
+                ONESWEEP_WIDE_PAIRS_SHAPE
+            );
+            assert_eq!(
+                onesweep_pass_shape(4, 4, 64 * 1024),
+                onesweep_narrow_shape(4, 4)
+            );
         }
     }
 }
