@@ -108,8 +108,8 @@ __device__ __forceinline__ u32 warp_peers(u32 d) {
 // `wh` is this warp's row of BITS-digit counters in shared memory, zeroed. For each of the N
 // rounds (key j of every lane), the highest lane of a digit's peers adds the round's count to
 // the counter with one shared atomic and broadcasts the old value: pos[j] is the key's rank
-// among the warp's keys of its digit, in input order. Rounds do not wait on each other: the counter is only touched
-// by atomics, which a warp issues in order.
+// among the warp's keys of its digit, in input order. Rounds do not wait on each other: the
+// counter is only touched by atomics, which a warp issues in order.
 template <int BITS, int N, typename K>
 __device__ __forceinline__ void warp_rank(const K (&k)[N], u32 (&pos)[N], u32 *wh, u32 shift,
                                           u32 mask) {

@@ -39,26 +39,28 @@ __device__ __forceinline__ key_t rank_image(key_t k, u32 desc, u32 begin_bit, ke
 
 // c += (kj < ki), or (kj <= ki) with OR_EQUAL: a compare and a predicated add (written in PTX:
 // from C the compiler added 1 to a copy and moved the old value back under the predicate).
+// One comparison in PTX: setp.CMP.TYPE on operands of constraint REG, then the predicated add.
+#define COUNT_IF_PTX(CMP, TYPE, REG, CAST)                                                        \
+    asm("{\n\t.reg .pred p;\n\tsetp." CMP "." TYPE " p, %1, %2;\n\t@p add.u32 %0, %0, 1;\n\t}"    \
+        : "+r"(c)                                                                               \
+        : REG((CAST)kj), REG((CAST)ki))
 template <bool OR_EQUAL>
 __device__ __forceinline__ void count_if_below(u32 &c, key_t kj, key_t ki) {
 #if KEY_BITS <= 32
     if (OR_EQUAL)
-        asm("{\n\t.reg .pred p;\n\tsetp.le.u32 p, %1, %2;\n\t@p add.u32 %0, %0, 1;\n\t}"
-            : "+r"(c) : "r"((u32)kj), "r"((u32)ki));
+        COUNT_IF_PTX("le", "u32", "r", u32);
     else
-        asm("{\n\t.reg .pred p;\n\tsetp.lt.u32 p, %1, %2;\n\t@p add.u32 %0, %0, 1;\n\t}"
-            : "+r"(c) : "r"((u32)kj), "r"((u32)ki));
+        COUNT_IF_PTX("lt", "u32", "r", u32);
 #elif KEY_BITS == 64
     if (OR_EQUAL)
-        asm("{\n\t.reg .pred p;\n\tsetp.le.u64 p, %1, %2;\n\t@p add.u32 %0, %0, 1;\n\t}"
-            : "+r"(c) : "l"((u64)kj), "l"((u64)ki));
+        COUNT_IF_PTX("le", "u64", "l", u64);
     else
-        asm("{\n\t.reg .pred p;\n\tsetp.lt.u64 p, %1, %2;\n\t@p add.u32 %0, %0, 1;\n\t}"
-            : "+r"(c) : "l"((u64)kj), "l"((u64)ki));
+        COUNT_IF_PTX("lt", "u64", "l", u64);
 #else
     c += OR_EQUAL ? (kj <= ki) : (kj < ki);
 #endif
 }
+#undef COUNT_IF_PTX
 
 // How many of the images in [lo, hi) (multiples of 4) compare below `ki`; with OR_EQUAL, also
 // those equal to it. Four counters (one per position in a group) keep the additions

@@ -231,8 +231,9 @@ struct Onesweep {
     histogram: DigitHistogram,
     scan_histogram: CudaFunction,
     pass: CudaFunction,
-    /// The pass kernel's tile.
+    /// The pass kernel's tile and its dynamic shared memory.
     shape: OnesweepShape,
+    pass_shared: u32,
     /// For sorts where every pass is skipped: generates the indices of an argsort.
     iota: Option<CudaFunction>,
     tiles: u64,
@@ -427,6 +428,7 @@ impl CudaBackend {
         );
         let spec = onesweep_spec_shape(key.key, key.value_bytes, status_bits, shape)?;
         let tile = shape.tile() as u64;
+        let pass_shared = shape.shared_bytes(key.key.size() as u32, key.value_bytes);
         let tiles = (n as u64).div_ceil(tile).max(1);
         let passes = (key.end - key.begin).div_ceil(ONESWEEP_RADIX_BITS);
         let radix = 1usize << ONESWEEP_RADIX_BITS;
@@ -477,8 +479,9 @@ impl CudaBackend {
             fused,
             histogram: self.digit_histogram(&spec, passes, ONESWEEP_HIST_LANES_PASSES)?,
             scan_histogram: self.function(&spec, "onesweep_scan_histogram")?,
-            pass: self.onesweep_pass_function(&spec, shape, key)?,
+            pass: self.onesweep_pass_function(&spec, shape, pass_shared)?,
             shape,
+            pass_shared,
             iota: self.iota_kernel(key)?,
             tiles,
             passes,
@@ -518,14 +521,14 @@ impl CudaBackend {
             .map_err(|e| driver_err("cuMemsetD8Async", e))
     }
 
-    /// The pass kernel of `spec`, allowed the dynamic shared memory of its tile.
+    /// The pass kernel of `spec` for tiles of `shape`, allowed their `bytes` of dynamic shared
+    /// memory.
     fn onesweep_pass_function(
         &self,
         spec: &ModuleSpec,
         shape: OnesweepShape,
-        key: &PlanKey,
+        bytes: u32,
     ) -> Result<CudaFunction> {
-        let bytes = shape.shared_bytes(key.key.size() as u32, key.value_bytes);
         if bytes > self.info.shared_per_block_optin {
             return Err(Error::Unsupported(format!(
                 "a onesweep tile of {} x {} needs {bytes} bytes of shared memory; the device \
@@ -750,7 +753,7 @@ impl CudaBackend {
                 "onesweep_pass",
                 os.tiles as u32,
                 os.shape.threads,
-                os.shape.shared_bytes(k.key.size() as u32, k.value_bytes),
+                os.pass_shared,
                 &[
                     KArg::U64(src.0),
                     KArg::U64(dst.0),

@@ -89,12 +89,11 @@ pub const fn onesweep_pass_min_blocks(key_bytes: u32, value_bytes: u32) -> u32 {
         3
     }
 }
-/// Onesweep sort, pairs: the pass kernel loads a tile's values after the look-back (no value
-/// register lives through the look-back; the keys leave first, each slot's destination kept
-/// for its value) or before it (0: the look-back's wait hides the loads).
-/// 2 loads them before the keys leave and stages them after (the loads fly meanwhile; one more
-/// array of registers), 1 stages them first. `HISTOSORT_KERNEL_DEFINES=VALUES_LATE=N` overrides
-/// it. H200, session 6, pairs u32/u32 2^24 / 2^26, ncu sum of the passes (us): 256x15x3: 0
+/// Onesweep sort, pairs: the pass kernel loads a tile's values after the look-back (2: no value
+/// register lives through the look-back; the loads fly while the keys leave, each slot's
+/// destination kept for its value) or before it (0: the look-back's wait hides the loads).
+/// Variant 1 (the late values staged before the keys leave) was measured and removed.
+/// `HISTOSORT_KERNEL_DEFINES=VALUES_LATE=N` overrides it. H200, session 6, pairs u32/u32 2^24 / 2^26, ncu sum of the passes (us): 256x15x3: 0
 /// 604 / 2289, 1 636 / 2416, 2 605 / 2321; 384x23x2: 0 527 / 2020, 1 541 / 2078, 2 513 / 1924.
 pub const fn onesweep_values_late(key_bytes: u32, value_bytes: u32) -> u32 {
     if value_bytes > 0 && key_bytes <= 4 && value_bytes <= 4 {
@@ -319,8 +318,8 @@ pub fn rank_sort_limit(key_bytes: usize) -> usize {
 }
 
 // ------------------------------------------------------------------------------------------
-// Single-pass scan, 16-bit and multi-channel histograms (issue 6). Not yet measured on a GPU:
-// the values are first choices with the reasoning given; bench/NOTES.md records the outcome.
+// Single-pass scan, 16-bit and multi-channel histograms (issue 6). bench/NOTES.md records how
+// each value was measured.
 
 /// Decoupled look-back scan: threads per block and 16-byte vectors per thread (32 u32 or 16
 /// u64 items; tile 16 KiB, staged in shared memory). Swept on the H200 (ncu, 2^28 u32 + 2^27
