@@ -31,6 +31,9 @@
 #ifndef PREFETCH_AHEAD
 #error "PREFETCH_AHEAD (the pass kernel's L2 prefetch distance in tiles, 0 for none) must be defined"
 #endif
+#ifndef EARLY_COUNTS
+#error "EARLY_COUNTS (1: count a tile's digits before ranking and publish them first) must be defined"
+#endif
 #ifndef VALUES_LATE
 #error "VALUES_LATE (2: pairs load their values after the look-back, 0: before) must be defined"
 #endif
@@ -325,10 +328,22 @@ __device__ __forceinline__ void onesweep_tile(TileStorage &st, const u32 tile,
     }
     __syncwarp();
 
+#if EARLY_COUNTS
+    // 2'. Early counts: the warp's digits counted first (one shared atomic per key), so that the
+    //     tile's counts are published before the ranking and later tiles' look-backs overlap it;
+    //     the counters are then seeded with each warp's start in the tile, and the ranking
+    //     returns every key's tile position directly.
+#pragma unroll
+    for (int j = 0; j < ITEMS; j++)
+        atomicAdd(&st.warp_hist[warp][digit_of(k[j], shift, mask)], 1u);
+    __syncthreads();
+#endif
+#if !EARLY_COUNTS
     // 2. Rank within the warp.
     u32 pos[ITEMS];
     warp_rank<RADIX_BITS>(k, pos, st.warp_hist[warp], shift, mask);
     __syncthreads();
+#endif
 
     // 3. Per digit: the tile's count (published at once), each warp's first position.
     u32 count = 0;
@@ -346,12 +361,20 @@ __device__ __forceinline__ void onesweep_tile(TileStorage &st, const u32 tile,
     if (tid < RADIX) warp_starts<NUM_WARPS>(&st.warp_hist[0][0], RADIX, tid, start);
     __syncthreads();
 
+#if EARLY_COUNTS
+    u32 pos[ITEMS];
+    warp_rank<RADIX_BITS>(k, pos, st.warp_hist[warp], shift, mask);
+    // 4. Stage the tile sorted by digit.
+#pragma unroll
+    for (int j = 0; j < ITEMS; j++) st.keys[pos[j]] = k[j];
+#else
     // 4. Stage the tile sorted by digit.
 #pragma unroll
     for (int j = 0; j < ITEMS; j++) {
         pos[j] += st.warp_hist[warp][digit_of(k[j], shift, mask)];
         st.keys[pos[j]] = k[j];
     }
+#endif
 #if HAS_VALUES && !VALUES_LATE
     // The values are loaded now and staged after the look-back, whose wait hides their latency
     // (staged at once, the loads stalled every warp before its look-back).

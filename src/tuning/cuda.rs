@@ -102,6 +102,10 @@ pub const fn onesweep_values_late(key_bytes: u32, value_bytes: u32) -> u32 {
         0
     }
 }
+/// Onesweep sort: count a tile's digits with one shared atomic per key before the ranking and
+/// publish them first (CUB's "early counts"; 1), or take the counts from the ranking (0).
+/// Not yet measured: `HISTOSORT_KERNEL_DEFINES=EARLY_COUNTS=1` turns it on for an experiment.
+pub const ONESWEEP_EARLY_COUNTS: u32 = 0;
 /// Onesweep sort: find a digit's peers in a warp by 8 ballots (1) or by
 /// `__match_any_sync` (0).
 pub const ONESWEEP_RANK_BALLOT: u32 = 1;
