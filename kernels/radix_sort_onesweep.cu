@@ -83,6 +83,9 @@ __device__ __forceinline__ void store_status(status_t *p, status_t v) {
 #if !defined(LANES_THREADS) || !defined(LANES_PASSES)
 #error "LANES_THREADS and LANES_PASSES (the lane-private digit histogram's shape) must be defined"
 #endif
+#ifndef LANES_PIPELINE
+#error "LANES_PIPELINE (1: the digit histogram loads a step ahead) must be defined"
+#endif
 static_assert(LANES_PASSES == 4, "count_lanes dispatches 1 to 4 passes");
 #define LANES_VEC (sizeof(key_t) >= 16 ? 1 : 16 / sizeof(key_t))
 union KeyVec {
@@ -112,6 +115,29 @@ __device__ __forceinline__ void count_lanes(u32 *col, const key_t *keys, u64 n,
     const u64 nvec = (n - head) / LANES_VEC;
     const u64 stride = (u64)gridDim.x * LANES_THREADS;
     u64 i = (u64)blockIdx.x * LANES_THREADS + threadIdx.x;
+#if LANES_PIPELINE
+    // Two vectors per step, the next step's two loaded before this step's are counted, so the
+    // loads of one step fly while the atomics of the previous one run.
+    KeyVec a, b;
+    if (i < nvec) a = vec[i];
+    if (i + stride < nvec) b = vec[i + stride];
+    for (; i < nvec; i += 2 * stride) {
+        const u64 next = i + 2 * stride;
+        KeyVec na = a, nb = b;
+        if (next < nvec) na = vec[next];
+        if (next + stride < nvec) nb = vec[next + stride];
+#pragma unroll
+        for (int j = 0; j < (int)LANES_VEC; j++)
+            count_key_lanes<NP>(col, a.k[j], shift, mask, desc, transform);
+        if (i + stride < nvec) {
+#pragma unroll
+            for (int j = 0; j < (int)LANES_VEC; j++)
+                count_key_lanes<NP>(col, b.k[j], shift, mask, desc, transform);
+        }
+        a = na;
+        b = nb;
+    }
+#else
     for (; i + stride < nvec; i += 2 * stride) {
         KeyVec a = vec[i];
         KeyVec b = vec[i + stride];
@@ -128,6 +154,7 @@ __device__ __forceinline__ void count_lanes(u32 *col, const key_t *keys, u64 n,
         for (int j = 0; j < (int)LANES_VEC; j++)
             count_key_lanes<NP>(col, a.k[j], shift, mask, desc, transform);
     }
+#endif
     if (blockIdx.x == 0) {
         // At most LANES_VEC - 1 keys on each side.
         const u64 tail = head + nvec * LANES_VEC;
@@ -280,12 +307,14 @@ __device__ __forceinline__ void stage_values(TileStorage &st, const value_t (&v)
 
 // One tile of one digit pass. Order of work, chosen so that the look-back rarely waits:
 //   1. load the keys (warp w owns a contiguous segment, striped by lane);
-//   2. rank each key among the warp's keys of its digit: __match_any_sync finds the peers of
-//      one round, the highest peer adds the round's count to the warp's counter with one shared
-//      atomic and broadcasts the counter's old value. Rounds do not wait on each other (the
-//      counter is only touched by atomics, which a warp issues in order), so the 15 rounds
-//      overlap instead of forming one chain of shared-memory round trips;
-//   3. publish the tile's counts (AGGREGATE) and scan them into each warp's first position;
+//   2. count the tile's digits (EARLY_COUNTS: one shared atomic per key into the warp's
+//      counters), publish the tile's counts (AGGREGATE) and scan them into each warp's first
+//      position, so that later tiles' look-backs find this tile's counts while it ranks;
+//   3. rank each key among the warp's keys of its digit: ballots find the peers of one round,
+//      the highest peer adds the round's count to the warp's counter with one shared atomic
+//      and broadcasts the counter's old value, the key's tile position. Rounds do not wait on
+//      each other (the counter is only touched by atomics, which a warp issues in order).
+//      (EARLY_COUNTS 0: rank first, and take the counts from the ranking);
 //   4. stage the keys in shared memory sorted by digit (this work hides the predecessors'
 //      latency), then look back for the exclusive prefix of each digit over earlier tiles,
 //      LOOKBACK tiles per step, and publish INCLUSIVE;
@@ -511,14 +540,24 @@ onesweep_pass(const key_t *__restrict__ keys_in, key_t *__restrict__ keys_out,
 #if STATUS_BITS == 32 && (KEY_BITS + RADIX_BITS - 1) / RADIX_BITS <= NUM_WARPS && \
     THREADS * ITEMS * (KEY_BITS / 8 + VALUE_BYTES) + (NUM_WARPS + 2) * RADIX * 4 + 256 <= 48 * 1024
 #define HAS_FUSED 1
-// A barrier across the whole grid. Every block must be resident (cooperative launch); the
-// counter starts at zero and `target` grows by gridDim.x per barrier.
-__device__ __forceinline__ void grid_barrier(u32 *counter, u32 target) {
+// The passes of a full key (at most 8: the kernel is built for keys of up to 64 bits).
+#define FUSED_PASSES_MAX ((KEY_BITS + RADIX_BITS - 1) / RADIX_BITS)
+// A barrier across the whole grid. Every block must be resident (cooperative launch). The last
+// block to arrive resets the counter to zero and then advances the generation, which the others
+// wait on, so the counter is zero again after every barrier and no launch has to clear it.
+__device__ __forceinline__ void grid_barrier(u32 *counter, u32 *generation) {
     __syncthreads();
     if (threadIdx.x == 0) {
+        // The generation is read before arriving: it cannot advance until this block arrives.
+        const u32 g = *(volatile u32 *)generation;
         __threadfence();
-        atomicAdd(counter, 1u);
-        while (*(volatile u32 *)counter < target) __nanosleep(64);
+        if (atomicAdd(counter, 1u) == gridDim.x - 1) {
+            *(volatile u32 *)counter = 0;
+            __threadfence();
+            atomicAdd(generation, 1u);
+        } else {
+            while (*(volatile u32 *)generation == g) __nanosleep(64);
+        }
         __threadfence();
     }
     __syncthreads();
@@ -527,8 +566,10 @@ __device__ __forceinline__ void grid_barrier(u32 *counter, u32 target) {
 // The whole sort in one cooperative launch, for inputs small enough that every tile's block
 // is resident at once (the case where CUB pays for many launches): histogram every digit,
 // then per active digit a onesweep pass, with grid barriers instead of kernel boundaries.
-// `meta` (zeroed by the host) holds: [0] the barrier counter, then passes * RADIX counts,
-// then passes * num_tiles * RADIX status words (32-bit: these sorts are far below 2^30 keys).
+// `meta` holds: [0] the barrier counter, [1] its generation, then passes * RADIX counts, then
+// passes * num_tiles * RADIX status words (32-bit: these sorts are far below 2^30 keys). All
+// but the generation must be zero at the start, and the kernel leaves them zero at its end, so
+// the host clears `meta` once, when it allocates it, instead of before every launch.
 // Three resident blocks per SM (at most 85 registers) let 2^20 u32 keys (273 tiles) run in
 // one launch on 132 SMs.
 extern "C" __global__ void __launch_bounds__(THREADS, 3)
@@ -537,14 +578,13 @@ onesweep_fused(const key_t *keys_in, key_t *keys_out, const value_t *vals_in, va
                u32 *meta, u64 n, u32 begin_bit, u32 end_bit, u32 desc, u32 iota, u32 in_place) {
     __shared__ TileStorage st;
     const u32 passes = (end_bit - begin_bit + RADIX_BITS - 1) / RADIX_BITS;
-    u32 *barrier = meta;
-    u32 *hist = meta + 1;
+    u32 *barrier = meta, *generation = meta + 1;
+    u32 *hist = meta + 2;
     status_t *status = (status_t *)(hist + passes * RADIX);
     const u32 tiles = gridDim.x;
     const u32 tile = blockIdx.x;  // all blocks are resident: no need for an atomic ticket
     const u64 base = (u64)tile * TILE;
     const u32 valid = (u32)min((u64)TILE, n - base);
-    u32 barriers = 0;
 
     // Phase 0: this tile's digits of every pass, into the global counts.
     {
@@ -563,29 +603,37 @@ onesweep_fused(const key_t *keys_in, key_t *keys_out, const value_t *vals_in, va
         for (u32 i = threadIdx.x; i < passes * RADIX; i += THREADS)
             if (sh[i]) atomicAdd(&hist[i], sh[i]);
     }
-    grid_barrier(barrier, ++barriers * tiles);
+    grid_barrier(barrier, generation);
 
     // Which passes do anything: a digit shared by every key leaves the order as it is.
     // Every block reads the same counts, so every block takes the same decisions.
-    u32 active = 0, first_active = passes, last_active = 0;
-    for (u32 p = 0; p < passes; p++) {
-        u32 c = threadIdx.x < RADIX ? __ldcg(&hist[p * RADIX + threadIdx.x]) : 0;
-        int trivial = __syncthreads_or(c == n);
-        if (!trivial) {
-            active++;
-            first_active = min(first_active, p);
-            last_active = p;
-        }
+    // Which passes do anything: a digit shared by every key leaves the order as it is. The
+    // counts of every pass are read once, here (thread d keeps digit d's), so every block takes
+    // the same decisions and no block reads the counts past this point.
+    u32 c[FUSED_PASSES_MAX];
+#pragma unroll
+    for (u32 p = 0; p < FUSED_PASSES_MAX; p++)
+        c[p] = threadIdx.x < RADIX && p < passes ? __ldcg(&hist[p * RADIX + threadIdx.x]) : 0;
+    u32 active = 0, active_mask = 0, first_active = passes, last_active = 0;
+#pragma unroll
+    for (u32 p = 0; p < FUSED_PASSES_MAX; p++) {
+        if (p >= passes || __syncthreads_or(c[p] == n)) continue;
+        active++;
+        active_mask |= 1u << p;
+        first_active = min(first_active, p);
+        last_active = p;
     }
     const key_t *src_k = keys_in;
     const value_t *src_v = vals_in;
     u32 done = 0;
     for (u32 p = 0; p < passes; p++) {
-        u32 c = threadIdx.x < RADIX ? __ldcg(&hist[p * RADIX + threadIdx.x]) : 0;
-        if (__syncthreads_or(c == n)) continue;
+        if (!(active_mask >> p & 1)) continue;
+        u32 cp = 0;
+#pragma unroll
+        for (u32 q = 0; q < FUSED_PASSES_MAX; q++) cp = q == p ? c[q] : cp;
         // The pass's digit offsets: an exclusive scan of its counts, in every block.
         u32 total;
-        u32 e = block_exclusive_scan(c, st.ws, total);
+        u32 e = block_exclusive_scan(cp, st.ws, total);
         if (threadIdx.x < RADIX) st.offsets[threadIdx.x] = e;
         __syncthreads();
         const u32 shift = begin_bit + p * RADIX_BITS;
@@ -597,10 +645,18 @@ onesweep_fused(const key_t *keys_in, key_t *keys_out, const value_t *vals_in, va
         onesweep_tile<true>(st, tile, src_k, dst_k, src_v, dst_v, status + (u64)p * tiles * RADIX,
                             st.offsets, n, shift, w, desc, p == first_active, is_last,
                             iota && p == first_active);
-        grid_barrier(barrier, ++barriers * tiles);
+        grid_barrier(barrier, generation);
         src_k = dst_k;
         src_v = dst_v;
         done++;
+    }
+    // Leave `meta` zeroed for the next launch: past the last barrier no block reads the counts
+    // or the status words (with no active pass, one more barrier ends the reads above). Each
+    // block clears its own status words; block 0 the counts.
+    if (active == 0) grid_barrier(barrier, generation);
+    for (u32 i = threadIdx.x; i < passes * RADIX; i += THREADS) {
+        status[(u64)(i / RADIX) * tiles * RADIX + (u64)tile * RADIX + i % RADIX] = 0;
+        if (tile == 0) hist[i] = 0;
     }
     if (active == 0) {
         // The stable sort is the identity: copy this block's tile.

@@ -18,10 +18,10 @@ use crate::tuning::cuda::{
     onesweep_default_shape, onesweep_fused_items, onesweep_items, onesweep_narrow_shape,
     onesweep_pass_shape, onesweep_prefetch_ahead, onesweep_values_late, rank_sort_limit,
     rank_sort_max, OnesweepShape, ELEMENTWISE_THREADS, ONESWEEP_EARLY_COUNTS, ONESWEEP_FUSED_ITEMS,
-    ONESWEEP_FUSED_MAX, ONESWEEP_HIST_LANES_PASSES, ONESWEEP_HIST_LANES_THREADS, ONESWEEP_LOOKBACK,
-    ONESWEEP_RADIX_BITS, ONESWEEP_RANK_BALLOT, ONESWEEP_SKIP_MIN, ONESWEEP_THREADS,
-    RANK_SORT_THREADS, THREE_PHASE_DIGIT_BITS, THREE_PHASE_DIGIT_WIDTHS, THREE_PHASE_ITEMS,
-    THREE_PHASE_THREADS, THREE_PHASE_TILE,
+    ONESWEEP_FUSED_MAX, ONESWEEP_HIST_LANES_PASSES, ONESWEEP_HIST_LANES_PIPELINE,
+    ONESWEEP_HIST_LANES_THREADS, ONESWEEP_LOOKBACK, ONESWEEP_RADIX_BITS, ONESWEEP_RANK_BALLOT,
+    ONESWEEP_SKIP_MIN, ONESWEEP_THREADS, RANK_SORT_THREADS, THREE_PHASE_DIGIT_BITS,
+    THREE_PHASE_DIGIT_WIDTHS, THREE_PHASE_ITEMS, THREE_PHASE_THREADS, THREE_PHASE_TILE,
 };
 
 /// KEY_BITS and KEY_KIND of a key type, or why the GPU cannot sort it.
@@ -128,7 +128,8 @@ fn onesweep_spec_shape(
         .define("VALUE_BYTES", value_bytes)
         .define("STATUS_BITS", status_bits)
         .define("LANES_THREADS", ONESWEEP_HIST_LANES_THREADS)
-        .define("LANES_PASSES", ONESWEEP_HIST_LANES_PASSES))
+        .define("LANES_PASSES", ONESWEEP_HIST_LANES_PASSES)
+        .define("LANES_PIPELINE", ONESWEEP_HIST_LANES_PIPELINE))
 }
 
 /// Every module the sorts can use, for `histosort compile-kernels`.
@@ -466,7 +467,7 @@ impl CudaBackend {
             None
         };
         let meta_words = if let Some((_, ftiles)) = &fused {
-            1 + passes as usize * radix + passes as usize * *ftiles as usize * radix
+            2 + passes as usize * radix + passes as usize * *ftiles as usize * radix
         } else {
             passes as usize * radix + passes as usize
         };
@@ -475,7 +476,7 @@ impl CudaBackend {
         } else {
             None
         };
-        Ok(Onesweep {
+        let os = Onesweep {
             rank,
             fused,
             histogram: self.digit_histogram(&spec, passes, ONESWEEP_HIST_LANES_PASSES)?,
@@ -495,7 +496,13 @@ impl CudaBackend {
             },
             meta: self.alloc::<u8>(meta_words * 4, "digit histograms")?,
             status: two(status_bytes, "look-back status")?,
-        })
+        };
+        if os.fused.is_some() {
+            // The single-launch kernel needs its barrier, counts and status words zeroed; it
+            // leaves them zeroed, so this is the only clearing.
+            self.memset0(dptr(&os.meta, &self.stream), meta_words * 4)?;
+        }
+        Ok(os)
     }
 
     /// Enqueues the whole sort: keys (and values) from `io[0]`/`io[1]` to `io[2]`/`io[3]`.
@@ -696,8 +703,7 @@ impl CudaBackend {
             );
         }
         if let Some((fused, ftiles)) = &os.fused {
-            let words = 1 + os.passes as usize * radix as usize * (1 + *ftiles as usize);
-            self.memset0(meta, words * 4)?;
+            // No clearing: the kernel leaves `meta` as zeroed as make_onesweep allocated it.
             return self.launch_cooperative(
                 fused,
                 "onesweep_fused",

@@ -44,6 +44,10 @@ pub const HIST_CHUNK: u64 = 1 << 31;
 /// (1.75 TB/s; bank conflicts, like the byte histogram before its lane-private version).
 pub const ONESWEEP_HIST_LANES_THREADS: u32 = 1024;
 pub const ONESWEEP_HIST_LANES_PASSES: u32 = 4;
+/// The up-front digit histogram loads its next two 16-byte vectors before counting the current
+/// two (1), or loads and counts in turn (0). H200, session 7: every kernel of a u32/u32 pairs
+/// 2^26 sort under ncu, the histogram took 104.7 us for 256 MiB of keys (2.56 TB/s) with 0.
+pub const ONESWEEP_HIST_LANES_PIPELINE: u32 = 1;
 
 /// Onesweep sort: threads per block (one per digit for the look-back needs >= 2^RADIX_BITS).
 pub const ONESWEEP_THREADS: u32 = 256;
@@ -104,8 +108,11 @@ pub const fn onesweep_values_late(key_bytes: u32, value_bytes: u32) -> u32 {
 }
 /// Onesweep sort: count a tile's digits with one shared atomic per key before the ranking and
 /// publish them first (CUB's "early counts"; 1), or take the counts from the ranking (0).
-/// Not yet measured: `HISTOSORT_KERNEL_DEFINES=EARLY_COUNTS=1` turns it on for an experiment.
-pub const ONESWEEP_EARLY_COUNTS: u32 = 0;
+/// H200, ncu sums of the pass kernels (session 7, two runs each): u32 keys 2^28 4800 -> 4525 us,
+/// u32/u32 pairs 2^26 1816 -> 1783, u64 keys 2^26 3564 -> 3426, u32 entropy-0.337 2^24
+/// 330 -> 306. (Peers found by a shared-memory OR instead of the
+/// ballots: 25% fewer instructions, but no faster, and 1.5x slower on low-entropy keys.)
+pub const ONESWEEP_EARLY_COUNTS: u32 = 1;
 /// Onesweep sort: find a digit's peers in a warp by 8 ballots (1) or by
 /// `__match_any_sync` (0).
 pub const ONESWEEP_RANK_BALLOT: u32 = 1;
@@ -199,26 +206,32 @@ impl std::str::FromStr for OnesweepShape {
     }
 }
 
-/// The onesweep pass kernel's tile for keys and values of at most 4 bytes each: 384 threads of
-/// 23 keys (8832 keys, CUB's sm_90 figure), 2 blocks per SM (80 registers). H200, session 6
-/// (ncu, sum of the passes, us; `HISTOSORT_ONESWEEP_SHAPE`): u32 keys 2^24 / 2^28: 256x15x4
-/// (the tile until then) 389 / 5320, 256x18x3 370 / 5160, 256x20x3 362 / 5070, 512x15x2 360 /
-/// 5050, 384x20x2 352 / 4850, 384x23x2 349 / 4830; pairs u32/u32 2^24 / 2^26 with
-/// `VALUES_LATE` 2: 256x15x3 605 / 2321, 256x20x3 548 / 2066, 384x23x2 513 / 1924 (the old tile
-/// and order: 604 / 2289). A second run, keys u32 2^28: 384x23x2 4840, 448x20x2 4740, 512x18x2
-/// 4960 (1-2% is the noise between runs); u64 keys 2^26: 256x15x3 3600, 384x11x2 3966, 384x13x2
-/// 3696, 384x15x2 3491; pairs u32/u64 2^24: 256x15x3 (`VALUES_LATE` 0) 508, 384x15x2 542.
+/// The onesweep pass kernel's tile for keys of at most 4 bytes: 256 threads of 28 keys (7168
+/// keys), 3 blocks per SM. H200, session 7, with early counts (ncu, sum of the passes, us;
+/// `HISTOSORT_ONESWEEP_SHAPE`), u32 keys 2^28: 384x23x2 (the tile of session 6) 4550 / 4540 /
+/// 4560 (three runs), 384x20x2 4770, 512x16x2 4760, 384x16x3 4570, 256x19x4 4560, 256x23x3 4490,
+/// 384x26x2 4430 / 4430, 384x28x2 4320 / 4320, 384x30x2 4280, 448x24x2 4280, **256x28x3 4230**.
+/// Session 6, before early counts, u32 keys 2^24 / 2^28: 256x15x4 389 / 5320, 256x18x3 370 /
+/// 5160, 256x20x3 362 / 5070, 512x15x2 360 / 5050, 384x20x2 352 / 4850, 384x23x2 349 / 4830;
+/// u64 keys 2^26: 256x15x3 3600, 384x11x2 3966, 384x13x2 3696, 384x15x2 3491 (session 7, with
+/// early counts: narrow 3424 / 3417, 384x15x2 3381 / 3384 / 3385, 384x13x2 3616, 384x11x2
+/// 3886, 256x11x4 3665, 256x19x2 3675: the narrow tile stays); pairs u32/u64 2^24: 256x15x3
+/// (`VALUES_LATE` 0) 508, 384x15x2 542.
 pub const ONESWEEP_WIDE_SHAPE: OnesweepShape = OnesweepShape {
-    threads: 384,
-    items: 23,
-    min_blocks: 2,
+    threads: 256,
+    items: 28,
+    min_blocks: 3,
 };
-/// The pass kernel's tile for pairs of keys and values of up to 4 bytes each. H200, session 6,
-/// pairs u32/u32 2^26 (ncu, sum of the passes, us): 384x23x2 1950, 384x20x2 1832, 448x20x2
-/// 1900, 512x17x2 1979, 320x23x2 1940.
+/// The pass kernel's tile for pairs of keys and values of up to 4 bytes each: 384 threads of 26
+/// pairs, 2 blocks per SM. H200, pairs u32/u32 2^26 (ncu, sum of the passes, us), session 7 with
+/// early counts: 384x20x2 (the tile of session 6) 1796 / 1794 / 1790, 384x17x2 1895, 256x20x3
+/// 2055, 256x23x3 1981, 384x16x3 2077, 384x23x2 1743 / 1737 / 1733, 384x24x2 1712, **384x26x2
+/// 1703 / 1702**. Session 6, before early counts: 384x23x2 1950, 384x20x2 1832, 448x20x2 1900,
+/// 512x17x2 1979, 320x23x2 1940; 2^24 / 2^26 with `VALUES_LATE` 2: 256x15x3 605 / 2321,
+/// 256x20x3 548 / 2066, 384x23x2 513 / 1924 (the old tile and order: 604 / 2289).
 pub const ONESWEEP_WIDE_PAIRS_SHAPE: OnesweepShape = OnesweepShape {
     threads: 384,
-    items: 20,
+    items: 26,
     min_blocks: 2,
 };
 
@@ -485,8 +498,10 @@ mod tests {
 
     #[test]
     fn onesweep_shapes_parse_and_fall_back() {
-        let s: OnesweepShape = "384x23x2".parse().unwrap();
+        let s: OnesweepShape = "256x28x3".parse().unwrap();
         assert_eq!(s, ONESWEEP_WIDE_SHAPE);
+        let s: OnesweepShape = "384x26x2".parse().unwrap();
+        assert_eq!(s, ONESWEEP_WIDE_PAIRS_SHAPE);
         let s: OnesweepShape = " 512 x 15 ".parse().unwrap();
         assert_eq!((s.threads, s.items, s.min_blocks), (512, 15, 1));
         for bad in [
