@@ -105,10 +105,12 @@ __device__ __forceinline__ u32 warp_peers(u32 d) {
 }
 
 // Warp-level multisplit ranking of the onesweep sort (its pass and single-launch kernels).
-// `wh` is this warp's row of BITS-digit counters in shared memory, zeroed. For each of the N
-// rounds (key j of every lane), the highest lane of a digit's peers adds the round's count to
-// the counter with one shared atomic and broadcasts the old value: pos[j] is the key's rank
-// among the warp's keys of its digit, in input order. Rounds do not wait on each other: the
+// `wh` is this warp's row of BITS-digit counters in shared memory. For each of the N rounds
+// (key j of every lane), the highest lane of a digit's peers adds the round's count to the
+// counter with one shared atomic and broadcasts the old value: pos[j] is the counter's start
+// plus the key's rank among the warp's keys of its digit, in input order. With the counters
+// zeroed that is the rank within the warp; seeded with each warp's first position per digit
+// (early counts), it is the key's position in the tile. Rounds do not wait on each other: the
 // counter is only touched by atomics, which a warp issues in order.
 template <int BITS, int N, typename K>
 __device__ __forceinline__ void warp_rank(const K (&k)[N], u32 (&pos)[N], u32 *wh, u32 shift,

@@ -6,9 +6,11 @@
 //
 //  * Tiles are numbered in the order blocks start (an atomic counter), so a block only ever
 //    waits on tiles whose blocks are already running: the look-back cannot deadlock.
-//  * Ranking: each warp owns a contiguous segment of the tile and ranks its keys with
-//    __match_any_sync (warp-level multisplit) against warp-private digit counters in shared
-//    memory; a block-wide scan of the per-digit totals gives each digit's start in the tile.
+//  * Ranking: each warp owns a contiguous segment of the tile and first counts its digits
+//    (warp-private counters in shared memory, one atomic per key); the tile publishes its
+//    counts at once ("early counts"), and a block-wide scan of the per-digit totals gives each
+//    warp's start per digit. The warps then rank their keys (warp-level multisplit: peers by
+//    ballots) against those counters, which gives every key its position in the tile.
 //  * The tile is staged in shared memory sorted by digit, so the global writes leave in
 //    contiguous runs per digit.
 //  * The key transform (radix image, descending complement) is fused into the first pass's
@@ -535,8 +537,9 @@ onesweep_pass(const key_t *__restrict__ keys_in, key_t *__restrict__ keys_out,
                          shift, bits, desc, first, last, iota);
 }
 
-// (Only where its tile fits the 48 KiB of static shared memory: the host builds it with the
-// pass kernel's tile of 256 threads, or smaller.)
+// (Only where its tile fits the 48 KiB of static shared memory. The host builds it with 256
+// threads of at most the narrow tile's keys; a pass module whose tile also fits, such as the
+// keys' 256x28, compiles one too, unused.)
 #if STATUS_BITS == 32 && (KEY_BITS + RADIX_BITS - 1) / RADIX_BITS <= NUM_WARPS && \
     THREADS * ITEMS * (KEY_BITS / 8 + VALUE_BYTES) + (NUM_WARPS + 2) * RADIX * 4 + 256 <= 48 * 1024
 #define HAS_FUSED 1
@@ -605,8 +608,6 @@ onesweep_fused(const key_t *keys_in, key_t *keys_out, const value_t *vals_in, va
     }
     grid_barrier(barrier, generation);
 
-    // Which passes do anything: a digit shared by every key leaves the order as it is.
-    // Every block reads the same counts, so every block takes the same decisions.
     // Which passes do anything: a digit shared by every key leaves the order as it is. The
     // counts of every pass are read once, here (thread d keeps digit d's), so every block takes
     // the same decisions and no block reads the counts past this point.

@@ -54,6 +54,8 @@ pub struct DeviceInfo {
     pub l2_bytes: u64,
     pub total_memory: u64,
     pub shared_per_block_optin: u32,
+    /// Shared memory of one SM, shared by its resident blocks.
+    pub shared_per_sm: u32,
     /// e.g. 13000 for CUDA 13.0.
     pub driver_version: i32,
     pub nvrtc_version: (i32, i32),
@@ -151,6 +153,9 @@ impl CudaBackend {
                 .map_err(|e| driver_err("cuDeviceTotalMem", e))? as u64,
             shared_per_block_optin: attr(
                 drv::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+            )? as u32,
+            shared_per_sm: attr(
+                drv::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR,
             )? as u32,
             driver_version: driver_version()?,
             nvrtc_version,

@@ -244,7 +244,10 @@ struct Onesweep {
     /// Ping-pong buffers between passes.
     keys: [CudaSlice<u8>; 2],
     vals: Option<[CudaSlice<u8>; 2]>,
-    /// Digit histograms then offsets, `passes * RADIX` u32, then one tile counter per pass.
+    /// Pass kernels: digit histograms then offsets, `passes * RADIX` u32, then one tile
+    /// counter per pass (cleared before every sort). Single launch (`fused`): the barrier's
+    /// counter and generation, the counts, then every pass's status words; zeroed when the plan
+    /// is made and left zeroed by every launch.
     meta: CudaSlice<u8>,
     /// Look-back status words of two consecutive passes.
     status: [CudaSlice<u8>; 2],
@@ -427,6 +430,7 @@ impl CudaBackend {
             key.key.size() as u32,
             key.value_bytes,
             self.info.shared_per_block_optin,
+            self.info.shared_per_sm,
         );
         let spec = onesweep_spec_shape(key.key, key.value_bytes, status_bits, shape)?;
         let tile = shape.tile() as u64;
@@ -1009,7 +1013,13 @@ impl CudaBackend {
         self.make_plan(key, staging)
     }
 
-    fn return_plan(&self, p: SortPlan) {
+    /// Keeps `p` for the next sort of its shape, unless its run failed (`ok` false): a
+    /// single-launch kernel stopped part-way may have left its barrier, counts or status words
+    /// set, which the plan must find zeroed (they are cleared only when it is made).
+    fn return_plan(&self, p: SortPlan, ok: bool) {
+        if !ok {
+            return;
+        }
         let mut plans = self.plans.lock().unwrap_or_else(|p| p.into_inner());
         // A few recent shapes: enough for benchmarks and repeated calls, bounded memory.
         if plans.len() >= 4 {
@@ -1071,7 +1081,7 @@ impl CudaBackend {
             }
             self.sync()
         })();
-        self.return_plan(p);
+        self.return_plan(p, result.is_ok());
         result
     }
 
@@ -1153,7 +1163,7 @@ impl CudaBackend {
         if p.key.launch == LaunchMode::Graph {
             p.graph = None;
         }
-        self.return_plan(p);
+        self.return_plan(p, result.is_ok());
         result
     }
 
@@ -1235,7 +1245,7 @@ impl CudaBackend {
         let _guard = self.lock();
         let mut p = self.take_plan(key, false)?;
         let r = self.run_plan(&mut p, io).and_then(|_| self.sync());
-        self.return_plan(p);
+        self.return_plan(p, r.is_ok());
         r
     }
 

@@ -79,8 +79,8 @@ pub const fn onesweep_prefetch_ahead(key_bytes: u32, value_bytes: u32) -> u32 {
         0
     }
 }
-/// Onesweep sort: the pass kernel's `__launch_bounds__` minimum of resident blocks per SM,
-/// which caps its registers (3: no cap at 80 registers; 4: 64 registers, a few bytes spilled),
+/// Onesweep sort: the narrow tile's `__launch_bounds__` minimum of resident blocks per SM (the
+/// wide tiles carry their own, in [`OnesweepShape`]), which caps its registers (3: no cap at 80 registers; 4: 64 registers, a few bytes spilled),
 /// per shape. H200, 2026-11-30, v4 kernels (`bench peers --no-cub`, medians): keys of 4 bytes
 /// without values run faster at 4 (u32 2^26 1.544 against 1.655 ms, f32 2^26 1.559 against
 /// 1.648, bits [0,16) 0.806 against 0.871; 2^24 level; the 2^28 pass 1.36 against 1.47 ms under
@@ -267,15 +267,25 @@ pub const fn onesweep_narrow_shape(key_bytes: u32, value_bytes: u32) -> Onesweep
 /// 92.3 / 143.7 / 227.5; 12: 99.4 / 146.2 / 235.1; 10: 91.8 / 144.2 / 244.8; 8: 91.0 / 151.0 /
 /// 268.2; 6: 122.2 / 189.9 / 331.4 (pairs u32/u32 2^21 / 2^22: 15 114.4 / 183.3, 12 109.9 /
 /// 188.9, 8 123.3 / 216.1).
-/// A default tile that needs more than `shared_optin` bytes of shared memory (the device's
-/// opt-in limit per block; 64 KiB on sm_75) falls back to [`onesweep_narrow_shape`].
-pub fn onesweep_pass_shape(key_bytes: u32, value_bytes: u32, shared_optin: u32) -> OnesweepShape {
+/// A default tile that does not fit the device falls back to [`onesweep_narrow_shape`]: one
+/// that needs more than `shared_optin` bytes of shared memory (the opt-in limit per block; 64
+/// KiB on sm_75), or whose `min_blocks` blocks do not fit the `shared_per_sm` bytes of one SM
+/// (the tile's occupancy and register budget assume that many; pairs at 384x26 hold 2 per SM
+/// on an H200's 228 KiB, 1 on an A100's 164 KiB).
+pub fn onesweep_pass_shape(
+    key_bytes: u32,
+    value_bytes: u32,
+    shared_optin: u32,
+    shared_per_sm: u32,
+) -> OnesweepShape {
     static SHAPE: std::sync::OnceLock<Option<OnesweepShape>> = std::sync::OnceLock::new();
     if let Some(s) = *SHAPE.get_or_init(|| env_tuning("HISTOSORT_ONESWEEP_SHAPE")) {
         return s;
     }
     let wide = onesweep_default_shape(key_bytes, value_bytes);
-    if wide.shared_bytes(key_bytes, value_bytes) <= shared_optin {
+    let bytes = wide.shared_bytes(key_bytes, value_bytes);
+    // Each resident block also takes 1 KiB of shared memory that the driver reserves.
+    if bytes <= shared_optin && wide.min_blocks.max(1) * (bytes + 1024) <= shared_per_sm {
         wide
     } else {
         onesweep_narrow_shape(key_bytes, value_bytes)
@@ -388,9 +398,19 @@ impl ScanLbShape {
     pub const fn tile(&self, elem_bytes: u32) -> u32 {
         self.threads * self.vecs * (16 / elem_bytes)
     }
+}
 
+/// The look-back scan's shape: [`ScanLbShape::DEFAULT`], or `HISTOSORT_SCAN_SHAPE` where it is
+/// set and valid (an invalid value is reported once on stderr and ignored).
+pub fn scan_lb_shape() -> ScanLbShape {
+    static SHAPE: std::sync::OnceLock<ScanLbShape> = std::sync::OnceLock::new();
+    *SHAPE.get_or_init(|| env_tuning("HISTOSORT_SCAN_SHAPE").unwrap_or(ScanLbShape::DEFAULT))
+}
+
+impl std::str::FromStr for ScanLbShape {
+    type Err = String;
     /// Parses `key=value` pairs (threads, vecs, windows, blocks) over the defaults.
-    pub fn parse(spec: &str) -> std::result::Result<ScanLbShape, String> {
+    fn from_str(spec: &str) -> std::result::Result<Self, String> {
         let mut s = ScanLbShape::DEFAULT;
         for kv in spec.split(',').filter(|kv| !kv.trim().is_empty()) {
             let (k, v) = kv
@@ -416,20 +436,6 @@ impl ScanLbShape {
             ));
         }
         Ok(s)
-    }
-}
-
-/// The look-back scan's shape: [`ScanLbShape::DEFAULT`], or `HISTOSORT_SCAN_SHAPE` where it is
-/// set and valid (an invalid value is reported once on stderr and ignored).
-pub fn scan_lb_shape() -> ScanLbShape {
-    static SHAPE: std::sync::OnceLock<ScanLbShape> = std::sync::OnceLock::new();
-    *SHAPE.get_or_init(|| env_tuning("HISTOSORT_SCAN_SHAPE").unwrap_or(ScanLbShape::DEFAULT))
-}
-
-impl std::str::FromStr for ScanLbShape {
-    type Err = String;
-    fn from_str(s: &str) -> std::result::Result<Self, String> {
-        ScanLbShape::parse(s)
     }
 }
 
@@ -469,8 +475,8 @@ mod tests {
     #[test]
     fn scan_shapes_parse_over_the_defaults() {
         let d = ScanLbShape::DEFAULT;
-        assert_eq!(ScanLbShape::parse(""), Ok(d));
-        let s = ScanLbShape::parse("threads=256, vecs=8").unwrap();
+        assert_eq!("".parse::<ScanLbShape>(), Ok(d));
+        let s = "threads=256, vecs=8".parse::<ScanLbShape>().unwrap();
         assert_eq!(
             (s.threads, s.vecs, s.windows, s.min_blocks),
             (256, 8, d.windows, d.min_blocks)
@@ -478,8 +484,8 @@ mod tests {
         assert_eq!(s.tile(4), 256 * 8 * 4);
         assert_eq!(s.tile(8), 256 * 8 * 2);
         // A 64 KiB tile does not fit the kernel's static shared memory.
-        assert!(ScanLbShape::parse("threads=512,vecs=8").is_err());
-        let s = ScanLbShape::parse("windows=2,blocks=6").unwrap();
+        assert!("threads=512,vecs=8".parse::<ScanLbShape>().is_err());
+        let s = "windows=2,blocks=6".parse::<ScanLbShape>().unwrap();
         assert_eq!((s.threads, s.windows, s.min_blocks), (d.threads, 2, 6));
         for bad in [
             "threads=300",
@@ -492,7 +498,7 @@ mod tests {
             "vecs",
             "vecs=x",
         ] {
-            assert!(ScanLbShape::parse(bad).is_err(), "{bad} accepted");
+            assert!(bad.parse::<ScanLbShape>().is_err(), "{bad} accepted");
         }
     }
 
@@ -509,8 +515,8 @@ mod tests {
         ] {
             assert!(bad.parse::<OnesweepShape>().is_err(), "{bad:?} parsed");
         }
-        // Every narrow tile fits the 48 KiB every device gives a block; the wide ones need the
-        // H200's opt-in shared memory.
+        // Every narrow tile fits the 48 KiB every device gives a block; the wide pairs tile needs
+        // the opt-in shared memory of an H200.
         for kb in [1, 2, 4, 8, 16] {
             for vb in [0, 1, 2, 4, 8, 16] {
                 assert!(onesweep_narrow_shape(kb, vb).shared_bytes(kb, vb) <= 48 * 1024);
@@ -519,17 +525,32 @@ mod tests {
                 assert!(d.shared_bytes(kb, vb) <= 227 * 1024, "{kb}/{vb}: {d:?}");
             }
         }
-        // Pairs of 4 + 4 bytes: the wide tile on an H200 (227 KiB), the narrow one on a device
-        // with 64 KiB (sm_75).
+        // Pairs of 4 + 4 bytes: the wide tile on an H200 (227 KiB per block, 228 KiB per SM),
+        // the narrow one on a device with 64 KiB per block (sm_75) and on an A100 (163 KiB per
+        // block, but 164 KiB per SM: one block of the wide tile per SM, not two). Keys: the
+        // wide tile on an H200, the narrow one where 3 blocks do not fit an SM (sm_86: 100 KiB).
         assert_eq!(onesweep_default_shape(4, 4), ONESWEEP_WIDE_PAIRS_SHAPE);
         if std::env::var_os("HISTOSORT_ONESWEEP_SHAPE").is_none() {
+            let h200 = (227 * 1024, 228 * 1024);
             assert_eq!(
-                onesweep_pass_shape(4, 4, 227 * 1024),
+                onesweep_pass_shape(4, 4, h200.0, h200.1),
                 ONESWEEP_WIDE_PAIRS_SHAPE
             );
             assert_eq!(
-                onesweep_pass_shape(4, 4, 64 * 1024),
+                onesweep_pass_shape(4, 4, 64 * 1024, 64 * 1024),
                 onesweep_narrow_shape(4, 4)
+            );
+            assert_eq!(
+                onesweep_pass_shape(4, 4, 163 * 1024, 164 * 1024),
+                onesweep_narrow_shape(4, 4)
+            );
+            assert_eq!(
+                onesweep_pass_shape(4, 0, h200.0, h200.1),
+                ONESWEEP_WIDE_SHAPE
+            );
+            assert_eq!(
+                onesweep_pass_shape(4, 0, 99 * 1024, 100 * 1024),
+                onesweep_narrow_shape(4, 0)
             );
         }
     }
