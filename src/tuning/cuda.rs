@@ -80,8 +80,8 @@ pub const fn onesweep_prefetch_ahead(key_bytes: u32, value_bytes: u32) -> u32 {
     }
 }
 /// Onesweep sort: the narrow tile's `__launch_bounds__` minimum of resident blocks per SM (the
-/// wide tiles carry their own, in [`OnesweepShape`]), which caps its registers (3: no cap at 80 registers; 4: 64 registers, a few bytes spilled),
-/// per shape. H200, 2026-11-30, v4 kernels (`bench peers --no-cub`, medians): keys of 4 bytes
+/// wide tiles carry their own, in [`OnesweepShape`]), which caps its registers (3: no cap at 80
+/// registers; 4: 64 registers, a few bytes spilled), per shape. H200, 2026-11-30, v4 kernels (`bench peers --no-cub`, medians): keys of 4 bytes
 /// without values run faster at 4 (u32 2^26 1.544 against 1.655 ms, f32 2^26 1.559 against
 /// 1.648, bits [0,16) 0.806 against 0.871; 2^24 level; the 2^28 pass 1.36 against 1.47 ms under
 /// ncu); pairs and 8-byte keys run slower (u32/u32 2^24 0.752 against 0.690 ms, u64 2^24 1.328
