@@ -33,9 +33,6 @@
 #ifndef PREFETCH_AHEAD
 #error "PREFETCH_AHEAD (the pass kernel's L2 prefetch distance in tiles, 0 for none) must be defined"
 #endif
-#ifndef EARLY_COUNTS
-#error "EARLY_COUNTS (1: count a tile's digits before ranking and publish them first) must be defined"
-#endif
 #ifndef VALUES_LATE
 #error "VALUES_LATE (2: pairs load their values after the look-back, 0: before) must be defined"
 #endif
@@ -85,9 +82,6 @@ __device__ __forceinline__ void store_status(status_t *p, status_t v) {
 #if !defined(LANES_THREADS) || !defined(LANES_PASSES)
 #error "LANES_THREADS and LANES_PASSES (the lane-private digit histogram's shape) must be defined"
 #endif
-#ifndef LANES_PIPELINE
-#error "LANES_PIPELINE (1: the digit histogram loads a step ahead) must be defined"
-#endif
 static_assert(LANES_PASSES == 4, "count_lanes dispatches 1 to 4 passes");
 #define LANES_VEC (sizeof(key_t) >= 16 ? 1 : 16 / sizeof(key_t))
 union KeyVec {
@@ -117,7 +111,6 @@ __device__ __forceinline__ void count_lanes(u32 *col, const key_t *keys, u64 n,
     const u64 nvec = (n - head) / LANES_VEC;
     const u64 stride = (u64)gridDim.x * LANES_THREADS;
     u64 i = (u64)blockIdx.x * LANES_THREADS + threadIdx.x;
-#if LANES_PIPELINE
     // Two vectors per step, the next step's two loaded before this step's are counted, so the
     // loads of one step fly while the atomics of the previous one run.
     KeyVec a, b;
@@ -139,24 +132,6 @@ __device__ __forceinline__ void count_lanes(u32 *col, const key_t *keys, u64 n,
         a = na;
         b = nb;
     }
-#else
-    for (; i + stride < nvec; i += 2 * stride) {
-        KeyVec a = vec[i];
-        KeyVec b = vec[i + stride];
-#pragma unroll
-        for (int j = 0; j < (int)LANES_VEC; j++)
-            count_key_lanes<NP>(col, a.k[j], shift, mask, desc, transform);
-#pragma unroll
-        for (int j = 0; j < (int)LANES_VEC; j++)
-            count_key_lanes<NP>(col, b.k[j], shift, mask, desc, transform);
-    }
-    if (i < nvec) {
-        KeyVec a = vec[i];
-#pragma unroll
-        for (int j = 0; j < (int)LANES_VEC; j++)
-            count_key_lanes<NP>(col, a.k[j], shift, mask, desc, transform);
-    }
-#endif
     if (blockIdx.x == 0) {
         // At most LANES_VEC - 1 keys on each side.
         const u64 tail = head + nvec * LANES_VEC;
@@ -309,14 +284,13 @@ __device__ __forceinline__ void stage_values(TileStorage &st, const value_t (&v)
 
 // One tile of one digit pass. Order of work, chosen so that the look-back rarely waits:
 //   1. load the keys (warp w owns a contiguous segment, striped by lane);
-//   2. count the tile's digits (EARLY_COUNTS: one shared atomic per key into the warp's
-//      counters), publish the tile's counts (AGGREGATE) and scan them into each warp's first
-//      position, so that later tiles' look-backs find this tile's counts while it ranks;
+//   2. count the tile's digits (one shared atomic per key into the warp's counters), publish
+//      the tile's counts (AGGREGATE) and scan them into each warp's first position, so that
+//      later tiles' look-backs find this tile's counts while it ranks;
 //   3. rank each key among the warp's keys of its digit: ballots find the peers of one round,
 //      the highest peer adds the round's count to the warp's counter with one shared atomic
 //      and broadcasts the counter's old value, the key's tile position. Rounds do not wait on
-//      each other (the counter is only touched by atomics, which a warp issues in order).
-//      (EARLY_COUNTS 0: rank first, and take the counts from the ranking);
+//      each other (the counter is only touched by atomics, which a warp issues in order);
 //   4. stage the keys in shared memory sorted by digit (this work hides the predecessors'
 //      latency), then look back for the exclusive prefix of each digit over earlier tiles,
 //      LOOKBACK tiles per step, and publish INCLUSIVE;
@@ -359,24 +333,15 @@ __device__ __forceinline__ void onesweep_tile(TileStorage &st, const u32 tile,
     }
     __syncwarp();
 
-#if EARLY_COUNTS
-    // 2'. Early counts: the warp's digits counted first (one shared atomic per key), so that the
-    //     tile's counts are published before the ranking and later tiles' look-backs overlap it;
-    //     the counters are then seeded with each warp's start in the tile, and the ranking
-    //     returns every key's tile position directly.
+    // 2. Early counts: the warp's digits counted first (one shared atomic per key), so that the
+    //    tile's counts are published before the ranking and later tiles' look-backs overlap it;
+    //    the counters are then seeded with each warp's start in the tile.
 #pragma unroll
     for (int j = 0; j < ITEMS; j++)
         atomicAdd(&st.warp_hist[warp][digit_of(k[j], shift, mask)], 1u);
     __syncthreads();
-#endif
-#if !EARLY_COUNTS
-    // 2. Rank within the warp.
-    u32 pos[ITEMS];
-    warp_rank<RADIX_BITS>(k, pos, st.warp_hist[warp], shift, mask);
-    __syncthreads();
-#endif
 
-    // 3. Per digit: the tile's count (published at once), each warp's first position.
+    // Per digit: the tile's count (published at once), each warp's first position.
     u32 count = 0;
     if (tid < RADIX) {
         count = digit_total<NUM_WARPS>(&st.warp_hist[0][0], RADIX, tid);
@@ -392,20 +357,12 @@ __device__ __forceinline__ void onesweep_tile(TileStorage &st, const u32 tile,
     if (tid < RADIX) warp_starts<NUM_WARPS>(&st.warp_hist[0][0], RADIX, tid, start);
     __syncthreads();
 
-#if EARLY_COUNTS
+    // 3. Rank against the seeded counters: every key's tile position.
     u32 pos[ITEMS];
     warp_rank<RADIX_BITS>(k, pos, st.warp_hist[warp], shift, mask);
     // 4. Stage the tile sorted by digit.
 #pragma unroll
     for (int j = 0; j < ITEMS; j++) st.keys[pos[j]] = k[j];
-#else
-    // 4. Stage the tile sorted by digit.
-#pragma unroll
-    for (int j = 0; j < ITEMS; j++) {
-        pos[j] += st.warp_hist[warp][digit_of(k[j], shift, mask)];
-        st.keys[pos[j]] = k[j];
-    }
-#endif
 #if HAS_VALUES && !VALUES_LATE
     // The values are loaded now and staged after the look-back, whose wait hides their latency
     // (staged at once, the loads stalled every warp before its look-back).

@@ -4,8 +4,9 @@
 // which is the stable order. For a few thousand keys the n^2 comparisons are less work for the
 // whole GPU than the serial steps of a radix sort are for one block: 2^12 keys are 2^24
 // comparisons, about two thousand cycles of 132 SMs, where a single-block radix sort (histosort
-// had one until session 6) runs four dependent digit passes on one SM. One launch does everything: the key transform (radix image,
-// descending complement, bit range), the ranking and the scatter of keys and values.
+// had one until session 6) runs four dependent digit passes on one SM. One launch does
+// everything: the key transform (radix image, descending complement, bit range), the ranking
+// and the scatter of keys and values.
 //
 // Block b ranks keys [32 b, 32 b + 32), one per lane of every warp; its NUM_WARPS warps split
 // the comparisons over j into NUM_WARPS contiguous ranges, and the partial counts are summed

@@ -17,11 +17,11 @@ use crate::options::SortOptions;
 use crate::tuning::cuda::{
     onesweep_default_shape, onesweep_fused_items, onesweep_items, onesweep_narrow_shape,
     onesweep_pass_shape, onesweep_prefetch_ahead, onesweep_values_late, rank_sort_limit,
-    rank_sort_max, OnesweepShape, ELEMENTWISE_THREADS, ONESWEEP_EARLY_COUNTS, ONESWEEP_FUSED_ITEMS,
-    ONESWEEP_FUSED_MAX, ONESWEEP_HIST_LANES_PASSES, ONESWEEP_HIST_LANES_PIPELINE,
-    ONESWEEP_HIST_LANES_THREADS, ONESWEEP_LOOKBACK, ONESWEEP_RADIX_BITS, ONESWEEP_RANK_BALLOT,
-    ONESWEEP_SKIP_MIN, ONESWEEP_THREADS, RANK_SORT_THREADS, THREE_PHASE_DIGIT_BITS,
-    THREE_PHASE_DIGIT_WIDTHS, THREE_PHASE_ITEMS, THREE_PHASE_THREADS, THREE_PHASE_TILE,
+    rank_sort_max, OnesweepShape, ELEMENTWISE_THREADS, ONESWEEP_FUSED_ITEMS, ONESWEEP_FUSED_MAX,
+    ONESWEEP_HIST_LANES_PASSES, ONESWEEP_HIST_LANES_THREADS, ONESWEEP_LOOKBACK,
+    ONESWEEP_RADIX_BITS, ONESWEEP_RANK_BALLOT, ONESWEEP_SKIP_MIN, ONESWEEP_THREADS,
+    RANK_SORT_THREADS, THREE_PHASE_DIGIT_BITS, THREE_PHASE_DIGIT_WIDTHS, THREE_PHASE_ITEMS,
+    THREE_PHASE_THREADS, THREE_PHASE_TILE,
 };
 
 /// KEY_BITS and KEY_KIND of a key type, or why the GPU cannot sort it.
@@ -122,14 +122,12 @@ fn onesweep_spec_shape(
         .define("PASS_MIN_BLOCKS", shape.min_blocks)
         .define("PASS_SMEM_BYTES", shape.shared_bytes(kb, value_bytes))
         .define("VALUES_LATE", onesweep_values_late(kb, value_bytes))
-        .define("EARLY_COUNTS", ONESWEEP_EARLY_COUNTS)
         .define("KEY_BITS", bits)
         .define("KEY_KIND", kind)
         .define("VALUE_BYTES", value_bytes)
         .define("STATUS_BITS", status_bits)
         .define("LANES_THREADS", ONESWEEP_HIST_LANES_THREADS)
-        .define("LANES_PASSES", ONESWEEP_HIST_LANES_PASSES)
-        .define("LANES_PIPELINE", ONESWEEP_HIST_LANES_PIPELINE))
+        .define("LANES_PASSES", ONESWEEP_HIST_LANES_PASSES))
 }
 
 /// Every module the sorts can use, for `histosort compile-kernels`.

@@ -39,15 +39,13 @@ pub const HIST_CHUNK: u64 = 1 << 31;
 /// The up-front digit histogram of the onesweep sort (`onesweep_histogram_lanes`): one block of
 /// this many threads per SM, with lane-private counters (32 KiB of shared memory per pass), at
 /// most `ONESWEEP_HIST_LANES_PASSES` passes per read of the keys (128 KiB; fewer per read on
-/// devices with less opt-in shared memory). It replaced a
-/// kernel with 4 sub-histograms per block that took 0.61 ms for 2^28 u32 keys on the H200
-/// (1.75 TB/s; bank conflicts, like the byte histogram before its lane-private version).
+/// devices with less opt-in shared memory). It replaced a kernel with 4 sub-histograms per
+/// block that took 0.61 ms for 2^28 u32 keys on the H200 (1.75 TB/s; bank conflicts, like the
+/// byte histogram before its lane-private version). Its loop loads the next two 16-byte vectors
+/// before counting the current two: H200, session 7 (ncu), loading and counting in turn took
+/// 395 / 105 us for 2^28 / 2^26 u32 keys, a step ahead 339 / 89.5 us.
 pub const ONESWEEP_HIST_LANES_THREADS: u32 = 1024;
 pub const ONESWEEP_HIST_LANES_PASSES: u32 = 4;
-/// The up-front digit histogram loads its next two 16-byte vectors before counting the current
-/// two (1), or loads and counts in turn (0). H200, session 7: every kernel of a u32/u32 pairs
-/// 2^26 sort under ncu, the histogram took 104.7 us for 256 MiB of keys (2.56 TB/s) with 0.
-pub const ONESWEEP_HIST_LANES_PIPELINE: u32 = 1;
 
 /// Onesweep sort: threads per block (one per digit for the look-back needs >= 2^RADIX_BITS).
 pub const ONESWEEP_THREADS: u32 = 256;
@@ -81,11 +79,11 @@ pub const fn onesweep_prefetch_ahead(key_bytes: u32, value_bytes: u32) -> u32 {
 }
 /// Onesweep sort: the narrow tile's `__launch_bounds__` minimum of resident blocks per SM (the
 /// wide tiles carry their own, in [`OnesweepShape`]), which caps its registers (3: no cap at 80
-/// registers; 4: 64 registers, a few bytes spilled), per shape. H200, 2026-11-30, v4 kernels (`bench peers --no-cub`, medians): keys of 4 bytes
-/// without values run faster at 4 (u32 2^26 1.544 against 1.655 ms, f32 2^26 1.559 against
-/// 1.648, bits [0,16) 0.806 against 0.871; 2^24 level; the 2^28 pass 1.36 against 1.47 ms under
-/// ncu); pairs and 8-byte keys run slower (u32/u32 2^24 0.752 against 0.690 ms, u64 2^24 1.328
-/// against 1.093 ms), so they keep 3.
+/// registers; 4: 64 registers, a few bytes spilled), per shape. H200, 2026-11-30, v4 kernels
+/// (`bench peers --no-cub`, medians): keys of 4 bytes without values run faster at 4 (u32 2^26
+/// 1.544 against 1.655 ms, f32 2^26 1.559 against 1.648, bits [0,16) 0.806 against 0.871; 2^24
+/// level; the 2^28 pass 1.36 against 1.47 ms under ncu); pairs and 8-byte keys run slower
+/// (u32/u32 2^24 0.752 against 0.690 ms, u64 2^24 1.328 against 1.093 ms), so they keep 3.
 pub const fn onesweep_pass_min_blocks(key_bytes: u32, value_bytes: u32) -> u32 {
     if value_bytes == 0 && key_bytes <= 4 {
         4
@@ -97,8 +95,9 @@ pub const fn onesweep_pass_min_blocks(key_bytes: u32, value_bytes: u32) -> u32 {
 /// register lives through the look-back; the loads fly while the keys leave, each slot's
 /// destination kept for its value) or before it (0: the look-back's wait hides the loads).
 /// Variant 1 (the late values staged before the keys leave) was measured and removed.
-/// `HISTOSORT_KERNEL_DEFINES=VALUES_LATE=N` overrides it. H200, session 6, pairs u32/u32 2^24 / 2^26, ncu sum of the passes (us): 256x15x3: 0
-/// 604 / 2289, 1 636 / 2416, 2 605 / 2321; 384x23x2: 0 527 / 2020, 1 541 / 2078, 2 513 / 1924.
+/// `HISTOSORT_KERNEL_DEFINES=VALUES_LATE=N` overrides it. H200, session 6, pairs u32/u32 2^24 /
+/// 2^26, ncu sum of the passes (us): 256x15x3: 0 604 / 2289, 1 636 / 2416, 2 605 / 2321;
+/// 384x23x2: 0 527 / 2020, 1 541 / 2078, 2 513 / 1924.
 pub const fn onesweep_values_late(key_bytes: u32, value_bytes: u32) -> u32 {
     if value_bytes > 0 && key_bytes <= 4 && value_bytes <= 4 {
         2
@@ -106,13 +105,12 @@ pub const fn onesweep_values_late(key_bytes: u32, value_bytes: u32) -> u32 {
         0
     }
 }
-/// Onesweep sort: count a tile's digits with one shared atomic per key before the ranking and
-/// publish them first (CUB's "early counts"; 1), or take the counts from the ranking (0).
-/// H200, ncu sums of the pass kernels (session 7, two runs each): u32 keys 2^28 4800 -> 4525 us,
-/// u32/u32 pairs 2^26 1816 -> 1783, u64 keys 2^26 3564 -> 3426, u32 entropy-0.337 2^24
-/// 330 -> 306. (Peers found by a shared-memory OR instead of the
-/// ballots: 25% fewer instructions, but no faster, and 1.5x slower on low-entropy keys.)
-pub const ONESWEEP_EARLY_COUNTS: u32 = 1;
+// The onesweep pass counts a tile's digits with one shared atomic per key and publishes them
+// before the ranking (CUB's "early counts"). H200, ncu sums of the pass kernels (session 7, two
+// runs each), taking the counts from the ranking instead: u32 keys 2^28 4800 against 4525 us,
+// u32/u32 pairs 2^26 1816 against 1783, u64 keys 2^26 3564 against 3426, u32 entropy-0.337 2^24
+// 330 against 306. (Peers found by a shared-memory OR instead of the ballots: 25% fewer
+// instructions, but no faster, and 1.5x slower on low-entropy keys.)
 /// Onesweep sort: find a digit's peers in a warp by 8 ballots (1) or by
 /// `__match_any_sync` (0).
 pub const ONESWEEP_RANK_BALLOT: u32 = 1;
@@ -532,26 +530,19 @@ mod tests {
         assert_eq!(onesweep_default_shape(4, 4), ONESWEEP_WIDE_PAIRS_SHAPE);
         if std::env::var_os("HISTOSORT_ONESWEEP_SHAPE").is_none() {
             let h200 = (227 * 1024, 228 * 1024);
-            assert_eq!(
-                onesweep_pass_shape(4, 4, h200.0, h200.1),
-                ONESWEEP_WIDE_PAIRS_SHAPE
-            );
-            assert_eq!(
-                onesweep_pass_shape(4, 4, 64 * 1024, 64 * 1024),
-                onesweep_narrow_shape(4, 4)
-            );
-            assert_eq!(
-                onesweep_pass_shape(4, 4, 163 * 1024, 164 * 1024),
-                onesweep_narrow_shape(4, 4)
-            );
-            assert_eq!(
-                onesweep_pass_shape(4, 0, h200.0, h200.1),
-                ONESWEEP_WIDE_SHAPE
-            );
-            assert_eq!(
-                onesweep_pass_shape(4, 0, 99 * 1024, 100 * 1024),
-                onesweep_narrow_shape(4, 0)
-            );
+            for (kb, vb, (optin, per_sm), want) in [
+                (4, 4, h200, ONESWEEP_WIDE_PAIRS_SHAPE),
+                (4, 4, (64 * 1024, 64 * 1024), onesweep_narrow_shape(4, 4)),
+                (4, 4, (163 * 1024, 164 * 1024), onesweep_narrow_shape(4, 4)),
+                (4, 0, h200, ONESWEEP_WIDE_SHAPE),
+                (4, 0, (99 * 1024, 100 * 1024), onesweep_narrow_shape(4, 0)),
+            ] {
+                assert_eq!(
+                    onesweep_pass_shape(kb, vb, optin, per_sm),
+                    want,
+                    "{kb}/{vb} bytes, {optin} per block, {per_sm} per SM"
+                );
+            }
         }
     }
 }
