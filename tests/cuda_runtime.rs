@@ -464,6 +464,157 @@ fn small_sorts_counting_sort_and_single_launch() {
     }
 }
 
+/// The cluster sort (sm_90 and later): sizes around its chunk boundaries for every number of
+/// keys per thread it takes by default, passes skipped at the start, middle and end (digits
+/// shared by every key), bit ranges, both orders, pairs (stability through index payloads, 1-
+/// to 16-byte values), argsort, in place on the device, and graph capture and replay. Where the
+/// device has clusters, each of these sizes must take the cluster path.
+#[test]
+fn cluster_sort_sizes_skips_pairs_and_modes() {
+    use histosort::tuning::cuda::{
+        cluster_sort_limit, rank_sort_max, CLUSTER_SORT_BLOCKS, CLUSTER_SORT_ITEMS,
+        CLUSTER_SORT_THREADS,
+    };
+    let Some(e) = gpu() else { return };
+    let g = e.cuda().unwrap();
+    let clusters = g.info().compute_capability.0 >= 9;
+    let limit = cluster_sort_limit();
+    let mut sizes = vec![];
+    for items in CLUSTER_SORT_ITEMS {
+        let chunk = (CLUSTER_SORT_THREADS * items) as usize;
+        for blocks in [1, 2, 5, 9, CLUSTER_SORT_BLOCKS as usize] {
+            let c = chunk * blocks;
+            sizes.extend([c - 1, c, c + 1]);
+        }
+    }
+    sizes.extend([12_345, 20_001, 40_000]);
+    sizes.retain(|&n| n <= limit && n > rank_sort_max(4));
+    sizes.sort_unstable();
+    sizes.dedup();
+    assert!(sizes.len() > 10 || !clusters, "cluster sizes: {sizes:?}");
+    fn run<K: RadixKey>(e: &Engine, input: &[K], o: &SortOptions, what: &str) {
+        let n = input.len();
+        let mut k = input.to_vec();
+        e.sort(&mut k, o).unwrap();
+        same_bits(
+            &k,
+            &reference::sort_keys(input, o),
+            &format!("{what} n={n} {o:?}"),
+        );
+    }
+    let path = |n: usize, vb: u32, o: &SortOptions| g.sort_plan::<u32>(n, vb, o).unwrap().path();
+    let os = SortOptions::new();
+    for &n in &sizes {
+        if clusters {
+            assert_eq!(path(n, 0, &os), "cluster", "u32 keys n={n}");
+            assert_eq!(path(n, 4, &os), "cluster", "u32/u32 pairs n={n}");
+        }
+        let r: Vec<u32> = keys(n, 21 + n as u64);
+        let variants: [(&str, Vec<u32>); 6] = [
+            ("random", r.clone()),
+            // Passes 1 and 3 skipped (their bytes are constant).
+            (
+                "bytes 0 and 2",
+                r.iter().map(|x| x & 0x00ff_00ff | 0x1100_2200).collect(),
+            ),
+            // Only the last pass active.
+            ("top byte", r.iter().map(|x| x & 0xff00_0000).collect()),
+            // Only the first pass active: the last three are skipped, the result is copied out.
+            ("low byte", r.iter().map(|x| x & 0xff).collect()),
+            (
+                "three distinct",
+                r.iter().map(|x| x % 3 * 0x0101_0101).collect(),
+            ),
+            ("all equal", vec![0x5eed_1234; n]),
+        ];
+        for (what, k) in &variants {
+            for o in [
+                os.clone(),
+                os.clone().descending(),
+                os.clone().bits(4, 20),
+                os.clone().bits(8, 16).descending(),
+            ] {
+                run::<u32>(&e, k, &o, what);
+            }
+            // Stability: payloads are the input indices.
+            let mut kk = k.clone();
+            let mut v: Vec<u32> = (0..n as u32).collect();
+            e.sort_pairs(&mut kk, &mut v, &os).unwrap();
+            let (rk, rv) = reference::sort_pairs(k, &(0..n as u32).collect::<Vec<_>>(), &os);
+            same_bits(&kk, &rk, &format!("{what} pairs keys n={n}"));
+            assert_eq!(v, rv, "{what} pairs payloads n={n}");
+        }
+        run::<f32>(
+            &e,
+            &keys::<f32>(n, 5 + n as u64),
+            &os.clone().descending(),
+            "f32",
+        );
+        run::<i8>(&e, &keys::<i8>(n, 6 + n as u64), &os, "i8");
+        run::<i16>(
+            &e,
+            &keys::<i16>(n, 7 + n as u64),
+            &os.clone().descending(),
+            "i16",
+        );
+        // Pairs of other widths: few distinct keys (long runs of ties), index-derived values.
+        let k64: Vec<u64> = keys::<u64>(n, 8 + n as u64)
+            .iter()
+            .map(|x| (x % 7) << 40)
+            .collect();
+        let v8: Vec<u8> = (0..n).map(|i| i as u8).collect();
+        let (mut a, mut b) = (k64.clone(), v8.clone());
+        e.sort_pairs(&mut a, &mut b, &os).unwrap();
+        let (rk, rv) = reference::sort_pairs(&k64, &v8, &os);
+        assert_eq!((a, b), (rk, rv), "u64/u8 pairs n={n}");
+        let kf: Vec<f64> = keys::<f64>(n, 9 + n as u64);
+        let v16: Vec<u128> = (0..n as u128).map(|i| i * 0x1_0000_0001).collect();
+        let (mut a, mut b) = (kf.clone(), v16.clone());
+        let od = os.clone().descending();
+        e.sort_pairs(&mut a, &mut b, &od).unwrap();
+        let (rk, rv) = reference::sort_pairs(&kf, &v16, &od);
+        same_bits(&a, &rk, &format!("f64/u128 pairs keys n={n}"));
+        assert_eq!(b, rv, "f64/u128 pairs values n={n}");
+        let p: Vec<u32> = e.argsort_as(&r, &os).unwrap();
+        assert_eq!(p, reference::argsort::<u32, u32>(&r, &os), "argsort n={n}");
+        // In place on the device.
+        let host: Vec<i32> = keys(n, 10 + n as u64);
+        let mut d = DeviceBuffer::upload(g, &host).unwrap();
+        g.sort_device_in_place(&mut d, &os).unwrap();
+        same_bits(
+            &d.download(g).unwrap(),
+            &reference::sort_keys(&host, &os),
+            &format!("in place n={n}"),
+        );
+    }
+    // Graph capture and replay, the same buffers twice and then other ones.
+    let og = os.clone().launch(LaunchMode::Graph);
+    for &n in sizes.iter().step_by(3) {
+        if clusters {
+            assert_eq!(path(n, 0, &og), "cluster", "graph n={n}");
+        }
+        for seed in [1, 2] {
+            run::<u32>(&e, &keys::<u32>(n, seed + n as u64), &og, "graph");
+        }
+        let mut plan = g.sort_plan::<u32>(n, 0, &og).unwrap();
+        let inputs: Vec<Vec<u32>> = (0..3).map(|s| keys(n, 40 + s)).collect();
+        let bufs: Vec<DeviceBuffer<u32>> = inputs
+            .iter()
+            .map(|h| DeviceBuffer::upload(g, h).unwrap())
+            .collect();
+        let out = DeviceBuffer::<u32>::alloc(g, n).unwrap();
+        for i in [0, 0, 1, 2] {
+            g.run_sort_plan(&mut plan, bufs[i].device_ptr(g), 0, out.device_ptr(g), 0)
+                .unwrap();
+            same_bits(
+                &out.download(g).unwrap(),
+                &reference::sort_keys(&inputs[i], &og),
+                &format!("graph replay {i} n={n}"),
+            );
+        }
+    }
+}
+
 /// Lengths above 2^31 (run explicitly on a large GPU: `--ignored`): checked for order and
 /// against the input's multiset (a histogram of every key's low 16 bits and the key sum).
 #[test]

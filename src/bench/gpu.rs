@@ -575,6 +575,7 @@ pub(crate) fn time_sort<K: RadixKey>(
             .map_or(serde_json::Value::Null, |x| x.into()),
     )
     .with("algorithm", v.opts.algorithm.name())
+    .with("path", plan.path())
     .with("launch", v.opts.launch.name())
     .with("batch", batch)
     .with("out_of_place", true)

@@ -31,10 +31,11 @@ pub enum KernelFile {
     ScanLookback,
     Histogram16,
     HistogramChannels,
+    ClusterSort,
 }
 
 impl KernelFile {
-    pub const ALL: [KernelFile; 10] = [
+    pub const ALL: [KernelFile; 11] = [
         KernelFile::Keys,
         KernelFile::ThreePhase,
         KernelFile::Onesweep,
@@ -45,6 +46,7 @@ impl KernelFile {
         KernelFile::ScanLookback,
         KernelFile::Histogram16,
         KernelFile::HistogramChannels,
+        KernelFile::ClusterSort,
     ];
 
     pub fn file_name(self) -> &'static str {
@@ -59,6 +61,7 @@ impl KernelFile {
             KernelFile::ScanLookback => "scan_lookback.cu",
             KernelFile::Histogram16 => "histogram_u16.cu",
             KernelFile::HistogramChannels => "histogram_channels.cu",
+            KernelFile::ClusterSort => "radix_sort_cluster.cu",
         }
     }
 
@@ -74,6 +77,7 @@ impl KernelFile {
             KernelFile::ScanLookback => include_str!("../../kernels/scan_lookback.cu"),
             KernelFile::Histogram16 => include_str!("../../kernels/histogram_u16.cu"),
             KernelFile::HistogramChannels => include_str!("../../kernels/histogram_channels.cu"),
+            KernelFile::ClusterSort => include_str!("../../kernels/radix_sort_cluster.cu"),
         }
     }
 

@@ -3,7 +3,7 @@
 use std::marker::PhantomData;
 
 use bytemuck::Pod;
-use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
+use cudarc::driver::{sys, CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 
 use super::{dptr, driver_err, CudaBackend};
 use crate::error::{Error, Result};
@@ -81,6 +81,119 @@ impl CudaBackend {
                 )
             })
     }
+}
+
+impl CudaBackend {
+    /// Launches `f` as one thread-block cluster of `grid` blocks (`cuLaunchKernelEx` with the
+    /// cluster dimension set to the grid; sm_90 and later). Sizes above 8 blocks need the
+    /// function's non-portable cluster size attribute, which the caller sets.
+    pub(crate) fn launch_cluster(
+        &self,
+        f: &CudaFunction,
+        name: &str,
+        grid: u32,
+        block: u32,
+        shared_bytes: u32,
+        args: &[KArg],
+    ) -> Result<()> {
+        let mut cfg = cluster_config(grid, block, shared_bytes, self.stream.cu_stream());
+        let mut attr = cluster_attribute(grid);
+        cfg.attrs = &mut attr;
+        let mut params: Vec<*mut std::ffi::c_void> = args.iter().map(arg_ptr).collect();
+        let err = |e| {
+            driver_err(
+                &format!("cuLaunchKernelEx({name}, cluster of {grid} x {block}, {shared_bytes} B)"),
+                e,
+            )
+        };
+        self.stream.context().bind_to_thread().map_err(err)?;
+        // SAFETY: `params` points at the arguments, which outlive the call (the driver copies
+        // them); their list matches the kernel's as for `launch`; `cfg.attrs` points at
+        // `attr`, alive for the call.
+        unsafe {
+            sys::cuLaunchKernelEx(
+                &cfg,
+                f.cu_function(),
+                params.as_mut_ptr(),
+                std::ptr::null_mut(),
+            )
+        }
+        .result()
+        .map_err(err)
+    }
+
+    /// How many clusters of `grid` blocks of `f` (with `shared_bytes` of dynamic shared memory
+    /// each) the device can hold at once: 0 when none fits.
+    pub(crate) fn max_active_clusters(
+        &self,
+        f: &CudaFunction,
+        grid: u32,
+        block: u32,
+        shared_bytes: u32,
+    ) -> Result<u32> {
+        let mut cfg = cluster_config(grid, block, shared_bytes, self.stream.cu_stream());
+        let mut attr = cluster_attribute(grid);
+        cfg.attrs = &mut attr;
+        let mut count: std::ffi::c_int = 0;
+        self.stream
+            .context()
+            .bind_to_thread()
+            .map_err(|e| driver_err("cuCtxSetCurrent", e))?;
+        // SAFETY: `cfg` and `attr` are alive for the call, which only writes `count`.
+        unsafe { sys::cuOccupancyMaxActiveClusters(&mut count, f.cu_function(), &cfg) }
+            .result()
+            .map_err(|e| driver_err("cuOccupancyMaxActiveClusters", e))?;
+        Ok(count.max(0) as u32)
+    }
+}
+
+fn cluster_config(
+    grid: u32,
+    block: u32,
+    shared_bytes: u32,
+    stream: sys::CUstream,
+) -> sys::CUlaunchConfig {
+    sys::CUlaunchConfig {
+        gridDimX: grid.max(1),
+        gridDimY: 1,
+        gridDimZ: 1,
+        blockDimX: block,
+        blockDimY: 1,
+        blockDimZ: 1,
+        sharedMemBytes: shared_bytes,
+        hStream: stream,
+        attrs: std::ptr::null_mut(),
+        numAttrs: 1,
+    }
+}
+
+fn cluster_attribute(blocks: u32) -> sys::CUlaunchAttribute {
+    // SAFETY: the attribute is plain data; all zeroes is a valid value of every field.
+    let mut a: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+    a.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    a.value.clusterDim = sys::CUlaunchAttributeValue_union__bindgen_ty_1 {
+        x: blocks.max(1),
+        y: 1,
+        z: 1,
+    };
+    a
+}
+
+/// The address of an argument's payload, as `cuLaunchKernelEx` takes it.
+fn arg_ptr(a: &KArg) -> *mut std::ffi::c_void {
+    let p: *const std::ffi::c_void = match a {
+        KArg::U64(x) => (x as *const u64).cast(),
+        KArg::U32(x) => (x as *const u32).cast(),
+        KArg::I64(x) => (x as *const i64).cast(),
+        KArg::I32(x) => (x as *const i32).cast(),
+        KArg::F32(x) => (x as *const f32).cast(),
+        KArg::F64(x) => (x as *const f64).cast(),
+        KArg::U8(x) => (x as *const u8).cast(),
+        KArg::I8(x) => (x as *const i8).cast(),
+        KArg::U16(x) => (x as *const u16).cast(),
+        KArg::I16(x) => (x as *const i16).cast(),
+    };
+    p.cast_mut()
 }
 
 fn push_args<'a>(b: &mut cudarc::driver::LaunchArgs<'a>, args: &'a [KArg]) {

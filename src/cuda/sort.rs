@@ -15,13 +15,14 @@ use crate::error::{Error, Result};
 use crate::key::{DType, RadixBits, RadixKey, SortIndex, Value};
 use crate::options::SortOptions;
 use crate::tuning::cuda::{
-    onesweep_default_shape, onesweep_fused_items, onesweep_items, onesweep_narrow_shape,
-    onesweep_pass_shape, onesweep_prefetch_ahead, onesweep_values_late, rank_sort_limit,
-    rank_sort_max, OnesweepShape, ELEMENTWISE_THREADS, ONESWEEP_FUSED_ITEMS, ONESWEEP_FUSED_MAX,
-    ONESWEEP_HIST_LANES_PASSES, ONESWEEP_HIST_LANES_THREADS, ONESWEEP_LOOKBACK,
-    ONESWEEP_RADIX_BITS, ONESWEEP_RANK_BALLOT, ONESWEEP_SKIP_MIN, ONESWEEP_THREADS,
-    RANK_SORT_THREADS, THREE_PHASE_DIGIT_BITS, THREE_PHASE_DIGIT_WIDTHS, THREE_PHASE_ITEMS,
-    THREE_PHASE_THREADS, THREE_PHASE_TILE,
+    cluster_sort_limit, cluster_sort_shape, onesweep_default_shape, onesweep_fused_items,
+    onesweep_items, onesweep_narrow_shape, onesweep_pass_shape, onesweep_prefetch_ahead,
+    onesweep_values_late, rank_sort_limit, rank_sort_max, ClusterShape, OnesweepShape,
+    CLUSTER_SORT_BLOCKS, CLUSTER_SORT_ITEMS, CLUSTER_SORT_THREADS, ELEMENTWISE_THREADS,
+    ONESWEEP_FUSED_ITEMS, ONESWEEP_FUSED_MAX, ONESWEEP_HIST_LANES_PASSES,
+    ONESWEEP_HIST_LANES_THREADS, ONESWEEP_LOOKBACK, ONESWEEP_RADIX_BITS, ONESWEEP_RANK_BALLOT,
+    ONESWEEP_SKIP_MIN, ONESWEEP_THREADS, RANK_SORT_THREADS, THREE_PHASE_DIGIT_BITS,
+    THREE_PHASE_DIGIT_WIDTHS, THREE_PHASE_ITEMS, THREE_PHASE_THREADS, THREE_PHASE_TILE,
 };
 
 /// KEY_BITS and KEY_KIND of a key type, or why the GPU cannot sort it.
@@ -66,6 +67,24 @@ fn rank_sort_spec(key: DType, value_bytes: u32) -> Result<ModuleSpec> {
     Ok(ModuleSpec::new(KernelFile::RankSort)
         .define("THREADS", RANK_SORT_THREADS)
         .define("RANK_MAX", rank_sort_max(key.size()))
+        .define("KEY_BITS", bits)
+        .define("KEY_KIND", kind)
+        .define("VALUE_BYTES", value_bytes))
+}
+
+/// The cluster sort of small inputs (one thread-block cluster, sm_90 and later).
+fn cluster_spec(key: DType, value_bytes: u32, shape: ClusterShape) -> Result<ModuleSpec> {
+    let (bits, kind) = key_defines(key)?;
+    Ok(ModuleSpec::new(KernelFile::ClusterSort)
+        .define("THREADS", shape.threads)
+        .define("ITEMS", shape.items)
+        .define("RADIX_BITS", ONESWEEP_RADIX_BITS)
+        .define("RANK_BALLOT", ONESWEEP_RANK_BALLOT)
+        .define("CLUSTER_MAX", CLUSTER_SORT_BLOCKS)
+        .define(
+            "CLUSTER_SMEM_BYTES",
+            shape.shared_bytes(key.size() as u32, value_bytes),
+        )
         .define("KEY_BITS", bits)
         .define("KEY_KIND", kind)
         .define("VALUE_BYTES", value_bytes))
@@ -162,6 +181,29 @@ pub fn all_sort_specs() -> Vec<ModuleSpec> {
                     }
                 }
             }
+            // The cluster sort: every key type and value size with one key per thread, every
+            // number of keys per thread for a few (ITEMS only changes the unrolled loops).
+            if d.size() <= 8 {
+                let all = matches!(
+                    (d, vb),
+                    (DType::U32, 0 | 4) | (DType::U64, 0) | (DType::F64, 16)
+                );
+                for items in CLUSTER_SORT_ITEMS {
+                    if items == 1 || all {
+                        let shape = ClusterShape {
+                            threads: CLUSTER_SORT_THREADS,
+                            items,
+                            blocks: CLUSTER_SORT_BLOCKS,
+                        };
+                        // Only shapes that fit an sm_90 block's 227 KiB of shared memory.
+                        if shape.shared_bytes(d.size() as u32, vb) <= 232_448 {
+                            if let Ok(s) = cluster_spec(d, vb, shape) {
+                                v.push(s);
+                            }
+                        }
+                    }
+                }
+            }
             // The single-launch kernel's smaller tiles (32-bit status words, keys <= 64 bits).
             let max = onesweep_items(d.size() as u32, vb);
             for items in ONESWEEP_FUSED_ITEMS {
@@ -224,6 +266,9 @@ struct DigitHistogram {
 struct Onesweep {
     /// The counting sort, when the input is small enough for it (taken before the others).
     rank: Option<CudaFunction>,
+    /// The cluster sort and its shape, when the input fits one cluster (taken after the
+    /// counting sort, before the single launch).
+    cluster: Option<(CudaFunction, ClusterShape)>,
     /// The single-launch kernel and its grid (one block per tile), when this shape fits one
     /// resident grid.
     fused: Option<(CudaFunction, u64)>,
@@ -281,6 +326,20 @@ impl SortPlan {
     /// The sort variant the plan runs.
     pub fn algorithm(&self) -> SortAlgorithm {
         self.key.design
+    }
+
+    /// The kernels the plan runs for its length: `counting` (the all-pairs counting sort of
+    /// small inputs), `cluster` (one thread-block cluster), `single-launch` (the cooperative
+    /// onesweep kernel), `passes` (the onesweep digit histogram and pass kernels) or
+    /// `three-phase`.
+    pub fn path(&self) -> &'static str {
+        match &self.design {
+            Design::ThreePhase(_) => "three-phase",
+            Design::Onesweep(os) if os.rank.is_some() => "counting",
+            Design::Onesweep(os) if os.cluster.is_some() => "cluster",
+            Design::Onesweep(os) if os.fused.is_some() => "single-launch",
+            Design::Onesweep(_) => "passes",
+        }
     }
 
     /// Number of keys the plan sorts.
@@ -478,8 +537,14 @@ impl CudaBackend {
         } else {
             None
         };
+        let cluster = if (1..=8).contains(&passes) {
+            self.cluster_kernel(key)?
+        } else {
+            None
+        };
         let os = Onesweep {
             rank,
+            cluster,
             fused,
             histogram: self.digit_histogram(&spec, passes, ONESWEEP_HIST_LANES_PASSES)?,
             scan_histogram: self.function(&spec, "onesweep_scan_histogram")?,
@@ -505,6 +570,39 @@ impl CudaBackend {
             self.memset0(dptr(&os.meta, &self.stream), meta_words * 4)?;
         }
         Ok(os)
+    }
+
+    /// The cluster sort's kernel and shape for `key`, or `None` where it does not apply: a
+    /// device before sm_90, more keys than one cluster holds, or a cluster the device cannot
+    /// place (its occupancy query says none fits).
+    fn cluster_kernel(&self, key: &PlanKey) -> Result<Option<(CudaFunction, ClusterShape)>> {
+        if self.info.compute_capability.0 < 9 || !self.info.target.starts_with("sm_") {
+            return Ok(None);
+        }
+        let (kb, vb) = (key.key.size() as u32, key.value_bytes);
+        let Some(shape) = cluster_sort_shape(
+            key.n,
+            kb,
+            vb,
+            self.info.shared_per_block_optin,
+            cluster_sort_limit(),
+        ) else {
+            return Ok(None);
+        };
+        let f = self.function(&cluster_spec(key.key, vb, shape)?, "cluster_sort")?;
+        let bytes = shape.shared_bytes(kb, vb);
+        use cudarc::driver::sys::CUfunction_attribute as A;
+        f.set_attribute(
+            A::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            bytes as i32,
+        )
+        .map_err(|e| driver_err("cuFuncSetAttribute(cluster_sort, shared memory)", e))?;
+        if shape.blocks > 8 {
+            f.set_attribute(A::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1)
+                .map_err(|e| driver_err("cuFuncSetAttribute(cluster_sort, cluster size)", e))?;
+        }
+        let fits = self.max_active_clusters(&f, shape.blocks, shape.threads, bytes)?;
+        Ok((fits >= 1).then_some((f, shape)))
     }
 
     /// Enqueues the whole sort: keys (and values) from `io[0]`/`io[1]` to `io[2]`/`io[3]`.
@@ -695,6 +793,27 @@ impl CudaBackend {
                     KArg::U64(kin),
                     KArg::U64(io[2]),
                     KArg::U64(if has_vals { vin } else { 0 }),
+                    KArg::U64(if has_vals { io[3] } else { 0 }),
+                    KArg::U32(n as u32),
+                    KArg::U32(k.begin),
+                    KArg::U32(k.end),
+                    KArg::U32(desc),
+                    KArg::U32(k.iota as u32),
+                ],
+            );
+        }
+        if let Some((f, shape)) = &os.cluster {
+            // Reads every input before writing any output: in place needs no copy.
+            return self.launch_cluster(
+                f,
+                "cluster_sort",
+                shape.blocks,
+                shape.threads,
+                shape.shared_bytes(k.key.size() as u32, k.value_bytes),
+                &[
+                    KArg::U64(io[0]),
+                    KArg::U64(io[2]),
+                    KArg::U64(if has_vals { io[1] } else { 0 }),
                     KArg::U64(if has_vals { io[3] } else { 0 }),
                     KArg::U32(n as u32),
                     KArg::U32(k.begin),

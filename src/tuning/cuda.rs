@@ -342,6 +342,93 @@ pub fn rank_sort_limit(key_bytes: usize) -> usize {
     want.map_or(max, |w| w.min(max))
 }
 
+/// Cluster sort (kernels/radix_sort_cluster.cu, sm_90 and later): the whole sort of a small
+/// input in one thread-block cluster, the keys kept in distributed shared memory for every
+/// pass. Threads per block.
+pub const CLUSTER_SORT_THREADS: u32 = 1024;
+/// Cluster sort: the most blocks of its one cluster (16 is beyond the portable 8: the kernel
+/// opts in to the non-portable size).
+pub const CLUSTER_SORT_BLOCKS: u32 = 16;
+/// Cluster sort: keys per thread it may take, the fewest that fit being chosen.
+pub const CLUSTER_SORT_ITEMS: [u32; 4] = [1, 2, 4, 8];
+/// Cluster sort: the most keys it takes by default (between the counting sort and the
+/// single-launch onesweep sort). Prediction (session 8, from the launch/cluster
+/// microbenchmark, bench/micro/launch_cluster.cu: cluster.sync 0.32 us at 1024 threads, a
+/// random DSMEM scatter of 2^14 keys 1.9 us per pass): u32 2^14 30.5 -> ~15 us, 2^16 33.4 ->
+/// ~20 us.
+pub const CLUSTER_SORT_MAX: usize = 1 << 16;
+
+/// The cluster sort's shape for `n` keys: blocks of `threads` threads with `items` keys each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClusterShape {
+    pub threads: u32,
+    pub items: u32,
+    pub blocks: u32,
+}
+
+impl ClusterShape {
+    /// Keys one block holds.
+    pub const fn chunk(&self) -> u32 {
+        self.threads * self.items
+    }
+
+    /// Dynamic shared memory per block: two buffers of the chunk's keys and values, the
+    /// warps' digit counters, two copies of the block's counts, the table of every block's
+    /// counts, the digit bases and the scan's scratch (kernels/radix_sort_cluster.cu's
+    /// `ClusterStorage`, which the kernel checks against this figure), plus alignment slack.
+    pub const fn shared_bytes(&self, key_bytes: u32, value_bytes: u32) -> u32 {
+        let warps = self.threads / 32;
+        2 * self.chunk() * (key_bytes + value_bytes)
+            + (warps * 256 + 2 * 256 + CLUSTER_SORT_BLOCKS * 256 + 256) * 4
+            + warps * 8
+            + 64
+    }
+}
+
+/// The cluster sort's shape for `n` keys of `key_bytes` (values of `value_bytes`), or `None`
+/// when it does not take them: more keys than one cluster holds within `max` or the shared
+/// memory a block may have (`shared_optin`).
+pub const fn cluster_sort_shape(
+    n: usize,
+    key_bytes: u32,
+    value_bytes: u32,
+    shared_optin: u32,
+    max: usize,
+) -> Option<ClusterShape> {
+    if n > max || key_bytes > 8 {
+        return None;
+    }
+    let mut i = 0;
+    while i < CLUSTER_SORT_ITEMS.len() {
+        let items = CLUSTER_SORT_ITEMS[i];
+        let chunk = (CLUSTER_SORT_THREADS * items) as usize;
+        if n <= chunk * CLUSTER_SORT_BLOCKS as usize {
+            let s = ClusterShape {
+                threads: CLUSTER_SORT_THREADS,
+                items,
+                blocks: if n == 0 { 1 } else { n.div_ceil(chunk) as u32 },
+            };
+            if s.shared_bytes(key_bytes, value_bytes) <= shared_optin {
+                return Some(s);
+            }
+            return None;
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The most keys the cluster sort takes in this process: [`CLUSTER_SORT_MAX`], or what the
+/// environment variable `HISTOSORT_CLUSTER_SORT_MAX` asks for (0 turns it off: A/B
+/// measurements against the single-launch sort with one binary).
+pub fn cluster_sort_limit() -> usize {
+    static LIMIT: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
+    let want = *LIMIT.get_or_init(|| env_tuning("HISTOSORT_CLUSTER_SORT_MAX"));
+    want.map_or(CLUSTER_SORT_MAX, |w| {
+        w.min(CLUSTER_SORT_BLOCKS as usize * (CLUSTER_SORT_THREADS * 8) as usize)
+    })
+}
+
 // ------------------------------------------------------------------------------------------
 // Single-pass scan, 16-bit and multi-channel histograms (issue 6). bench/NOTES.md records how
 // each value was measured.
