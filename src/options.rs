@@ -21,7 +21,8 @@ pub struct SortOptions {
     pub digit_bits: Option<u32>,
     /// Which sort to run.
     pub algorithm: SortAlgorithm,
-    /// CUDA backend only: plain stream launches or a captured graph.
+    /// CUDA backend only: plain stream launches, a captured graph, or (auto) plain launches
+    /// with graph replay for repeated one-kernel sorts.
     pub launch: LaunchMode,
 }
 
@@ -32,7 +33,7 @@ impl Default for SortOptions {
             bits: None,
             digit_bits: None,
             algorithm: SortAlgorithm::Auto,
-            launch: LaunchMode::Stream,
+            launch: LaunchMode::Auto,
         }
     }
 }

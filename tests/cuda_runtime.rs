@@ -472,8 +472,8 @@ fn small_sorts_counting_sort_and_single_launch() {
 #[test]
 fn cluster_sort_sizes_skips_pairs_and_modes() {
     use histosort::tuning::cuda::{
-        cluster_sort_limit, rank_sort_max, CLUSTER_SORT_BLOCKS, CLUSTER_SORT_ITEMS,
-        CLUSTER_SORT_THREADS,
+        cluster_sort_limit, cluster_sort_threads, rank_sort_max, CLUSTER_SORT_BLOCKS,
+        CLUSTER_SORT_ITEMS,
     };
     let Some(e) = gpu() else { return };
     let g = e.cuda().unwrap();
@@ -481,7 +481,7 @@ fn cluster_sort_sizes_skips_pairs_and_modes() {
     let limit = cluster_sort_limit();
     let mut sizes = vec![];
     for items in CLUSTER_SORT_ITEMS {
-        let chunk = (CLUSTER_SORT_THREADS * items) as usize;
+        let chunk = (cluster_sort_threads() * items) as usize;
         for blocks in [1, 2, 5, 9, CLUSTER_SORT_BLOCKS as usize] {
             let c = chunk * blocks;
             sizes.extend([c - 1, c, c + 1]);
@@ -587,30 +587,33 @@ fn cluster_sort_sizes_skips_pairs_and_modes() {
             &format!("in place n={n}"),
         );
     }
-    // Graph capture and replay, the same buffers twice and then other ones.
-    let og = os.clone().launch(LaunchMode::Graph);
-    for &n in sizes.iter().step_by(3) {
-        if clusters {
-            assert_eq!(path(n, 0, &og), "cluster", "graph n={n}");
-        }
-        for seed in [1, 2] {
-            run::<u32>(&e, &keys::<u32>(n, seed + n as u64), &og, "graph");
-        }
-        let mut plan = g.sort_plan::<u32>(n, 0, &og).unwrap();
-        let inputs: Vec<Vec<u32>> = (0..3).map(|s| keys(n, 40 + s)).collect();
-        let bufs: Vec<DeviceBuffer<u32>> = inputs
-            .iter()
-            .map(|h| DeviceBuffer::upload(g, h).unwrap())
-            .collect();
-        let out = DeviceBuffer::<u32>::alloc(g, n).unwrap();
-        for i in [0, 0, 1, 2] {
-            g.run_sort_plan(&mut plan, bufs[i].device_ptr(g), 0, out.device_ptr(g), 0)
-                .unwrap();
-            same_bits(
-                &out.download(g).unwrap(),
-                &reference::sort_keys(&inputs[i], &og),
-                &format!("graph replay {i} n={n}"),
-            );
+    // Graph capture and replay (graph mode: on the first run; auto: on the second run on the
+    // same buffers), the same buffers again and then other ones.
+    for mode in [LaunchMode::Graph, LaunchMode::Auto] {
+        let og = os.clone().launch(mode);
+        for &n in sizes.iter().step_by(3) {
+            if clusters {
+                assert_eq!(path(n, 0, &og), "cluster", "{mode} n={n}");
+            }
+            for seed in [1, 2, 3] {
+                run::<u32>(&e, &keys::<u32>(n, seed + n as u64), &og, "graph");
+            }
+            let mut plan = g.sort_plan::<u32>(n, 0, &og).unwrap();
+            let inputs: Vec<Vec<u32>> = (0..3).map(|s| keys(n, 40 + s)).collect();
+            let bufs: Vec<DeviceBuffer<u32>> = inputs
+                .iter()
+                .map(|h| DeviceBuffer::upload(g, h).unwrap())
+                .collect();
+            let out = DeviceBuffer::<u32>::alloc(g, n).unwrap();
+            for i in [0, 0, 0, 1, 1, 2, 0, 0] {
+                g.run_sort_plan(&mut plan, bufs[i].device_ptr(g), 0, out.device_ptr(g), 0)
+                    .unwrap();
+                same_bits(
+                    &out.download(g).unwrap(),
+                    &reference::sort_keys(&inputs[i], &og),
+                    &format!("{mode} replay {i} n={n}"),
+                );
+            }
         }
     }
 }

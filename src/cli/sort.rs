@@ -47,8 +47,9 @@ pub struct SortArgs {
     /// Sort variant: auto, cpu-lsd, three-phase, ...
     #[arg(long, default_value = "auto", value_name = "NAME")]
     pub algorithm: SortAlgorithm,
-    /// CUDA only: plain stream launches or a captured graph.
-    #[arg(long, default_value = "stream", value_name = "stream|graph")]
+    /// CUDA only: plain stream launches, a captured graph, or auto (plain launches; repeated
+    /// one-kernel sorts replay a graph).
+    #[arg(long, default_value = "auto", value_name = "auto|stream|graph")]
     pub launch: LaunchMode,
     /// A payload sorted along with the keys (same length; any element type).
     #[arg(long, value_name = "FILE", conflicts_with = "argsort")]

@@ -15,11 +15,11 @@ use crate::error::{Error, Result};
 use crate::key::{DType, RadixBits, RadixKey, SortIndex, Value};
 use crate::options::SortOptions;
 use crate::tuning::cuda::{
-    cluster_sort_limit, cluster_sort_shape, onesweep_default_shape, onesweep_fused_items,
-    onesweep_items, onesweep_narrow_shape, onesweep_pass_shape, onesweep_prefetch_ahead,
-    onesweep_values_late, rank_sort_limit, rank_sort_max, ClusterShape, OnesweepShape,
-    CLUSTER_SORT_BLOCKS, CLUSTER_SORT_ITEMS, CLUSTER_SORT_THREADS, ELEMENTWISE_THREADS,
-    ONESWEEP_FUSED_ITEMS, ONESWEEP_FUSED_MAX, ONESWEEP_HIST_LANES_PASSES,
+    cluster_sort_limit, cluster_sort_shape, cluster_sort_threads, onesweep_default_shape,
+    onesweep_fused_items, onesweep_items, onesweep_narrow_shape, onesweep_pass_shape,
+    onesweep_prefetch_ahead, onesweep_values_late, rank_sort_limit, rank_sort_max, ClusterShape,
+    OnesweepShape, CLUSTER_SORT_BLOCKS, CLUSTER_SORT_ITEMS, CLUSTER_SORT_THREADS,
+    ELEMENTWISE_THREADS, ONESWEEP_FUSED_ITEMS, ONESWEEP_FUSED_MAX, ONESWEEP_HIST_LANES_PASSES,
     ONESWEEP_HIST_LANES_THREADS, ONESWEEP_LOOKBACK, ONESWEEP_RADIX_BITS, ONESWEEP_RANK_BALLOT,
     ONESWEEP_SKIP_MIN, ONESWEEP_THREADS, RANK_SORT_THREADS, THREE_PHASE_DIGIT_BITS,
     THREE_PHASE_DIGIT_WIDTHS, THREE_PHASE_ITEMS, THREE_PHASE_THREADS, THREE_PHASE_TILE,
@@ -310,6 +310,9 @@ pub struct SortPlan {
     vals_io: Option<CudaSlice<u8>>,
     /// The captured sequence and the (keys_in, vals_in, keys_out, vals_out) it was captured for.
     graph: Option<(CudaGraph, [u64; 4])>,
+    /// Auto launch mode: the buffers of the previous run, so that a run on the same ones
+    /// captures a graph.
+    last_io: Option<[u64; 4]>,
 }
 
 // SAFETY: a plan's CUDA graph may not be used from two threads at once; a plan is only ever
@@ -423,6 +426,7 @@ impl CudaBackend {
                 None
             },
             graph: None,
+            last_io: None,
             design,
             key,
         })
@@ -505,7 +509,7 @@ impl CudaBackend {
             ])
         };
         // One cooperative launch when every tile's block fits on the device at once.
-        let fused = if key.launch == LaunchMode::Stream
+        let fused = if key.launch != LaunchMode::Graph
             && n <= ONESWEEP_FUSED_MAX
             && status_bits == 32
             && (1..=8).contains(&passes)
@@ -586,6 +590,7 @@ impl CudaBackend {
             vb,
             self.info.shared_per_block_optin,
             cluster_sort_limit(),
+            cluster_sort_threads(),
         ) else {
             return Ok(None);
         };
@@ -909,7 +914,7 @@ impl CudaBackend {
         // host; the first pass therefore always runs (into scratch), and when no later pass is
         // needed it runs once more as the last pass (the stable sort by a digit the keys are
         // already sorted by is the identity), which applies the output transform.
-        if k.launch == LaunchMode::Stream && k.n >= ONESWEEP_SKIP_MIN && os.passes >= 2 {
+        if k.launch != LaunchMode::Graph && k.n >= ONESWEEP_SKIP_MIN && os.passes >= 2 {
             let ready = s
                 .record_event(None)
                 .map_err(|e| driver_err("cuEventRecord", e))?;
@@ -1091,6 +1096,17 @@ impl CudaBackend {
         }
         if p.key.launch == LaunchMode::Stream {
             return self.enqueue_sort(p, io);
+        }
+        if p.key.launch == LaunchMode::Auto {
+            // A graph only for one-kernel sorts (where the launch is a large part of the time)
+            // and only once the same buffers come twice in a row: captures are not free.
+            let one_kernel = matches!(&p.design, Design::Onesweep(os)
+                if os.passes > 0 && (os.rank.is_some() || os.cluster.is_some()));
+            let captured = matches!(&p.graph, Some((_, c)) if *c == io);
+            if !one_kernel || (!captured && p.last_io != Some(io)) {
+                p.last_io = Some(io);
+                return self.enqueue_sort(p, io);
+            }
         }
         let reuse = matches!(&p.graph, Some((_, captured)) if *captured == io);
         if !reuse {
@@ -1277,9 +1293,8 @@ impl CudaBackend {
             self.sync()
         })();
         // A graph captured for a temporary output pointer cannot be replayed.
-        if p.key.launch == LaunchMode::Graph {
-            p.graph = None;
-        }
+        p.graph = None;
+        p.last_io = None;
         self.return_plan(p, result.is_ok());
         result
     }

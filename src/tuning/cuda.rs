@@ -344,13 +344,16 @@ pub fn rank_sort_limit(key_bytes: usize) -> usize {
 
 /// Cluster sort (kernels/radix_sort_cluster.cu, sm_90 and later): the whole sort of a small
 /// input in one thread-block cluster, the keys kept in distributed shared memory for every
-/// pass. Threads per block.
-pub const CLUSTER_SORT_THREADS: u32 = 1024;
+/// pass. Threads per block: fewer warps make the block's barriers, scans and per-warp counter
+/// walks shorter, more keys per thread lengthen the ranking. H200, session 8 (ncu kernel
+/// time, u32 keys, us, 1024 / 512 / 256 threads): 2^12 14.8 / 12.4 / 14.2, 2^14 18.3 / 16.3 /
+/// 16.7, 2^15 21.2 / 19.2 / 20.6, 2^16 26.3 / 24.9 / 28.3.
+pub const CLUSTER_SORT_THREADS: u32 = 512;
 /// Cluster sort: the most blocks of its one cluster (16 is beyond the portable 8: the kernel
 /// opts in to the non-portable size).
 pub const CLUSTER_SORT_BLOCKS: u32 = 16;
 /// Cluster sort: keys per thread it may take, the fewest that fit being chosen.
-pub const CLUSTER_SORT_ITEMS: [u32; 4] = [1, 2, 4, 8];
+pub const CLUSTER_SORT_ITEMS: [u32; 5] = [1, 2, 4, 8, 16];
 /// Cluster sort: the most keys it takes by default (between the counting sort and the
 /// single-launch onesweep sort). Prediction (session 8, from the launch/cluster
 /// microbenchmark, bench/micro/launch_cluster.cu: cluster.sync 0.32 us at 1024 threads, a
@@ -394,6 +397,7 @@ pub const fn cluster_sort_shape(
     value_bytes: u32,
     shared_optin: u32,
     max: usize,
+    threads: u32,
 ) -> Option<ClusterShape> {
     if n > max || key_bytes > 8 {
         return None;
@@ -401,10 +405,10 @@ pub const fn cluster_sort_shape(
     let mut i = 0;
     while i < CLUSTER_SORT_ITEMS.len() {
         let items = CLUSTER_SORT_ITEMS[i];
-        let chunk = (CLUSTER_SORT_THREADS * items) as usize;
+        let chunk = (threads * items) as usize;
         if n <= chunk * CLUSTER_SORT_BLOCKS as usize {
             let s = ClusterShape {
-                threads: CLUSTER_SORT_THREADS,
+                threads,
                 items,
                 blocks: if n == 0 { 1 } else { n.div_ceil(chunk) as u32 },
             };
@@ -418,6 +422,18 @@ pub const fn cluster_sort_shape(
     None
 }
 
+/// Threads per block of the cluster sort in this process: [`CLUSTER_SORT_THREADS`], or 256,
+/// 512 or 1024 where the environment variable `HISTOSORT_CLUSTER_THREADS` asks for them (A/B
+/// measurements with one binary).
+pub fn cluster_sort_threads() -> u32 {
+    static THREADS: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
+    let want = *THREADS.get_or_init(|| env_tuning("HISTOSORT_CLUSTER_THREADS"));
+    match want {
+        Some(t @ (256 | 512 | 1024)) => t,
+        _ => CLUSTER_SORT_THREADS,
+    }
+}
+
 /// The most keys the cluster sort takes in this process: [`CLUSTER_SORT_MAX`], or what the
 /// environment variable `HISTOSORT_CLUSTER_SORT_MAX` asks for (0 turns it off: A/B
 /// measurements against the single-launch sort with one binary).
@@ -425,7 +441,8 @@ pub fn cluster_sort_limit() -> usize {
     static LIMIT: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
     let want = *LIMIT.get_or_init(|| env_tuning("HISTOSORT_CLUSTER_SORT_MAX"));
     want.map_or(CLUSTER_SORT_MAX, |w| {
-        w.min(CLUSTER_SORT_BLOCKS as usize * (CLUSTER_SORT_THREADS * 8) as usize)
+        // The most any shape holds (1024 threads of 16 keys); the shape decides what fits.
+        w.min(CLUSTER_SORT_BLOCKS as usize * 1024 * 16)
     })
 }
 
