@@ -138,9 +138,10 @@ __device__ __forceinline__ uint4 remote_load4(u32 addr) {
 // The whole sort of n <= gridDim.x * CHUNK keys, in one cluster of gridDim.x blocks (launched
 // with the cluster dimension set to the grid). Bits [begin_bit, end_bit), 8 per pass.
 extern "C" __global__ void __launch_bounds__(THREADS, 1)
-cluster_sort(const key_t *__restrict__ keys_in, key_t *__restrict__ keys_out,
-             const value_t *__restrict__ vals_in, value_t *__restrict__ vals_out, u32 n,
-             u32 begin_bit, u32 end_bit, u32 desc, u32 iota) {
+cluster_sort(const key_t *keys_in, key_t *keys_out, const value_t *vals_in, value_t *vals_out,
+             u32 n, u32 begin_bit, u32 end_bit, u32 desc, u32 iota) {
+    // (No __restrict__: in place, keys_in is keys_out. Every input is read before the first
+    // cluster barrier and every output written after the last pass's.)
     extern __shared__ __align__(16) unsigned char s_cluster[];
     static_assert(sizeof(ClusterStorage) <= CLUSTER_SMEM_BYTES,
                   "the host's CLUSTER_SMEM_BYTES is too small");
@@ -174,6 +175,9 @@ cluster_sort(const key_t *__restrict__ keys_in, key_t *__restrict__ keys_out,
     const u32 passes = (end_bit - begin_bit + RADIX_BITS - 1) / RADIX_BITS;
     u32 cur = 0;
     bool in_output = false;
+    // (The host never launches an empty bit range; should it, the chunk is copied out and the
+    // final wait still has its arrive.)
+    if (passes == 0) cluster_arrive_relaxed();
     for (u32 p = 0; p < passes; p++) {
         const u32 shift = begin_bit + p * RADIX_BITS;
         const u32 mask = (1u << min((u32)RADIX_BITS, end_bit - shift)) - 1;

@@ -465,10 +465,13 @@ fn small_sorts_counting_sort_and_single_launch() {
 }
 
 /// The cluster sort (sm_90 and later): sizes around its chunk boundaries for every number of
-/// keys per thread it takes by default, passes skipped at the start, middle and end (digits
-/// shared by every key), bit ranges, both orders, pairs (stability through index payloads, 1-
-/// to 16-byte values), argsort, in place on the device, and graph capture and replay. Where the
-/// device has clusters, each of these sizes must take the cluster path.
+/// keys per thread it takes by default (u32 keys above the counting sort: 2 to 8 per thread;
+/// u64 keys from 4097: 1), passes skipped at the start, middle and end (digits shared by every
+/// key), bit ranges (one with a partial last digit), both orders, pairs (stability through
+/// index payloads, 1- to 16-byte values; f64/u128 pairs above 2^15 do not fit a block's shared
+/// memory and take the single launch), argsort, in place on the device, and graph capture and
+/// replay (graph mode, and auto mode from the second run on the same buffers). Where the
+/// device has clusters, these sizes must take the cluster path.
 #[test]
 fn cluster_sort_sizes_skips_pairs_and_modes() {
     use histosort::tuning::cuda::{
@@ -533,6 +536,7 @@ fn cluster_sort_sizes_skips_pairs_and_modes() {
                 os.clone().descending(),
                 os.clone().bits(4, 20),
                 os.clone().bits(8, 16).descending(),
+                os.clone().bits(3, 22),
             ] {
                 run::<u32>(&e, k, &o, what);
             }
@@ -587,6 +591,28 @@ fn cluster_sort_sizes_skips_pairs_and_modes() {
             &format!("in place n={n}"),
         );
     }
+    // u64 keys just above their counting sort (2^12): one key per thread.
+    for n in [4097, 5000, 8191, 8192] {
+        if clusters {
+            assert_eq!(
+                g.sort_plan::<u64>(n, 0, &os).unwrap().path(),
+                "cluster",
+                "u64 n={n}"
+            );
+        }
+        let k: Vec<u64> = keys(n, 11 + n as u64);
+        run::<u64>(&e, &k, &os, "u64");
+        run::<u64>(&e, &k, &os.clone().descending().bits(5, 61), "u64");
+        let few: Vec<u64> = k.iter().map(|x| (x % 5) << 56).collect();
+        let v: Vec<u32> = (0..n as u32).collect();
+        let (mut a, mut b) = (few.clone(), v.clone());
+        e.sort_pairs(&mut a, &mut b, &os).unwrap();
+        assert_eq!(
+            (a, b),
+            reference::sort_pairs(&few, &v, &os),
+            "u64/u32 pairs n={n}"
+        );
+    }
     // Graph capture and replay (graph mode: on the first run; auto: on the second run on the
     // same buffers), the same buffers again and then other ones.
     for mode in [LaunchMode::Graph, LaunchMode::Auto] {
@@ -605,9 +631,18 @@ fn cluster_sort_sizes_skips_pairs_and_modes() {
                 .map(|h| DeviceBuffer::upload(g, h).unwrap())
                 .collect();
             let out = DeviceBuffer::<u32>::alloc(g, n).unwrap();
+            let mut prev = None;
             for i in [0, 0, 0, 1, 1, 2, 0, 0] {
                 g.run_sort_plan(&mut plan, bufs[i].device_ptr(g), 0, out.device_ptr(g), 0)
                     .unwrap();
+                // Graph mode captures at once, auto on a second run on the same buffers.
+                if mode == LaunchMode::Graph || prev == Some(i) {
+                    assert!(
+                        plan.has_graph(),
+                        "{mode} run on buffers {i} (after {prev:?}) n={n}"
+                    );
+                }
+                prev = Some(i);
                 same_bits(
                     &out.download(g).unwrap(),
                     &reference::sort_keys(&inputs[i], &og),

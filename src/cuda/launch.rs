@@ -96,9 +96,14 @@ impl CudaBackend {
         shared_bytes: u32,
         args: &[KArg],
     ) -> Result<()> {
-        let mut cfg = cluster_config(grid, block, shared_bytes, self.stream.cu_stream());
         let mut attr = cluster_attribute(grid);
-        cfg.attrs = &mut attr;
+        let cfg = cluster_config(
+            grid,
+            block,
+            shared_bytes,
+            self.stream.cu_stream(),
+            &mut attr,
+        );
         let mut params: Vec<*mut std::ffi::c_void> = args.iter().map(arg_ptr).collect();
         let err = |e| {
             driver_err(
@@ -131,9 +136,14 @@ impl CudaBackend {
         block: u32,
         shared_bytes: u32,
     ) -> Result<u32> {
-        let mut cfg = cluster_config(grid, block, shared_bytes, self.stream.cu_stream());
         let mut attr = cluster_attribute(grid);
-        cfg.attrs = &mut attr;
+        let cfg = cluster_config(
+            grid,
+            block,
+            shared_bytes,
+            self.stream.cu_stream(),
+            &mut attr,
+        );
         let mut count: std::ffi::c_int = 0;
         self.stream
             .context()
@@ -147,11 +157,14 @@ impl CudaBackend {
     }
 }
 
+/// A launch of `grid` blocks with the one attribute `attr` (which must outlive the config's
+/// use).
 fn cluster_config(
     grid: u32,
     block: u32,
     shared_bytes: u32,
     stream: sys::CUstream,
+    attr: &mut sys::CUlaunchAttribute,
 ) -> sys::CUlaunchConfig {
     sys::CUlaunchConfig {
         gridDimX: grid.max(1),
@@ -162,7 +175,7 @@ fn cluster_config(
         blockDimZ: 1,
         sharedMemBytes: shared_bytes,
         hStream: stream,
-        attrs: std::ptr::null_mut(),
+        attrs: attr,
         numAttrs: 1,
     }
 }

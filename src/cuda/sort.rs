@@ -333,16 +333,23 @@ impl SortPlan {
 
     /// The kernels the plan runs for its length: `counting` (the all-pairs counting sort of
     /// small inputs), `cluster` (one thread-block cluster), `single-launch` (the cooperative
-    /// onesweep kernel), `passes` (the onesweep digit histogram and pass kernels) or
-    /// `three-phase`.
+    /// onesweep kernel), `passes` (the onesweep digit histogram and pass kernels),
+    /// `three-phase`, or `identity` (an empty bit range: a copy).
     pub fn path(&self) -> &'static str {
         match &self.design {
             Design::ThreePhase(_) => "three-phase",
+            Design::Onesweep(os) if os.passes == 0 => "identity",
             Design::Onesweep(os) if os.rank.is_some() => "counting",
             Design::Onesweep(os) if os.cluster.is_some() => "cluster",
             Design::Onesweep(os) if os.fused.is_some() => "single-launch",
             Design::Onesweep(_) => "passes",
         }
+    }
+
+    /// Whether the plan holds a captured graph (graph mode, or auto mode once a one-kernel
+    /// sort ran twice on the same buffers): its next run on those buffers replays it.
+    pub fn has_graph(&self) -> bool {
+        self.graph.is_some()
     }
 
     /// Number of keys the plan sorts.
@@ -541,8 +548,10 @@ impl CudaBackend {
         } else {
             None
         };
-        let cluster = if (1..=8).contains(&passes) {
-            self.cluster_kernel(key)?
+        // Only where the counting sort does not take the input; a device that refuses the
+        // cluster (its attributes or occupancy query fail) keeps the single launch.
+        let cluster = if rank.is_none() && (1..=8).contains(&passes) {
+            self.cluster_kernel(key).unwrap_or(None)
         } else {
             None
         };
@@ -1103,8 +1112,9 @@ impl CudaBackend {
             let one_kernel = matches!(&p.design, Design::Onesweep(os)
                 if os.passes > 0 && (os.rank.is_some() || os.cluster.is_some()));
             let captured = matches!(&p.graph, Some((_, c)) if *c == io);
-            if !one_kernel || (!captured && p.last_io != Some(io)) {
-                p.last_io = Some(io);
+            let repeat = p.last_io == Some(io);
+            p.last_io = Some(io);
+            if !one_kernel || !(captured || repeat) {
                 return self.enqueue_sort(p, io);
             }
         }
