@@ -23,6 +23,29 @@ fn gpu() -> Option<Engine> {
     }
 }
 
+/// `e.sort` of `input` under `o` gives the reference's keys, bit for bit.
+fn sorts_like_reference<K: RadixKey>(e: &Engine, input: &[K], o: &SortOptions, what: &str) {
+    let n = input.len();
+    let mut k = input.to_vec();
+    e.sort(&mut k, o).unwrap();
+    same_bits(
+        &k,
+        &reference::sort_keys(input, o),
+        &format!("{what} n={n} {o:?}"),
+    );
+}
+
+/// A device-resident in-place sort of `host` under `o` gives the reference's keys.
+fn sorts_in_place_like_reference(g: &CudaBackend, host: &[i32], o: &SortOptions, what: &str) {
+    let mut d = DeviceBuffer::upload(g, host).unwrap();
+    g.sort_device_in_place(&mut d, o).unwrap();
+    same_bits(
+        &d.download(g).unwrap(),
+        &reference::sort_keys(host, o),
+        what,
+    );
+}
+
 /// Under compute-sanitizer (`HISTOSORT_SANITIZE_SMALL=1`) large sizes shrink: the tools slow
 /// kernels down a hundredfold, and the small sizes still cover every tile boundary.
 fn size(n: usize) -> usize {
@@ -395,13 +418,7 @@ fn small_sorts_counting_sort_and_single_launch() {
     let os = SortOptions::new().algorithm(SortAlgorithm::Onesweep);
     fn run<K: RadixKey>(e: &Engine, input: &[K], o: &SortOptions, what: &str) {
         let n = input.len();
-        let mut k = input.to_vec();
-        e.sort(&mut k, o).unwrap();
-        same_bits(
-            &k,
-            &reference::sort_keys(input, o),
-            &format!("{what} n={n} {o:?}"),
-        );
+        sorts_like_reference(e, input, o, what);
         let mut k = input.to_vec();
         let mut v: Vec<u32> = (0..n as u32).collect();
         e.sort_pairs(&mut k, &mut v, o).unwrap();
@@ -453,14 +470,7 @@ fn small_sorts_counting_sort_and_single_launch() {
     // In place on the device: the counting sort (through a copy), one launch.
     let g = e.cuda().unwrap();
     for n in [33, 4097, 7163, 20_001] {
-        let host: Vec<i32> = keys(n, 78);
-        let mut d = DeviceBuffer::upload(g, &host).unwrap();
-        g.sort_device_in_place(&mut d, &os).unwrap();
-        same_bits(
-            &d.download(g).unwrap(),
-            &reference::sort_keys(&host, &os),
-            &format!("in place, n={n}"),
-        );
+        sorts_in_place_like_reference(g, &keys(n, 78), &os, &format!("in place, n={n}"));
     }
 }
 
@@ -495,16 +505,6 @@ fn cluster_sort_sizes_skips_pairs_and_modes() {
     sizes.sort_unstable();
     sizes.dedup();
     assert!(sizes.len() > 10 || !clusters, "cluster sizes: {sizes:?}");
-    fn run<K: RadixKey>(e: &Engine, input: &[K], o: &SortOptions, what: &str) {
-        let n = input.len();
-        let mut k = input.to_vec();
-        e.sort(&mut k, o).unwrap();
-        same_bits(
-            &k,
-            &reference::sort_keys(input, o),
-            &format!("{what} n={n} {o:?}"),
-        );
-    }
     let path = |n: usize, vb: u32, o: &SortOptions| g.sort_plan::<u32>(n, vb, o).unwrap().path();
     let os = SortOptions::new();
     for &n in &sizes {
@@ -538,7 +538,7 @@ fn cluster_sort_sizes_skips_pairs_and_modes() {
                 os.clone().bits(8, 16).descending(),
                 os.clone().bits(3, 22),
             ] {
-                run::<u32>(&e, k, &o, what);
+                sorts_like_reference::<u32>(&e, k, &o, what);
             }
             // Stability: payloads are the input indices.
             let mut kk = k.clone();
@@ -548,14 +548,14 @@ fn cluster_sort_sizes_skips_pairs_and_modes() {
             same_bits(&kk, &rk, &format!("{what} pairs keys n={n}"));
             assert_eq!(v, rv, "{what} pairs payloads n={n}");
         }
-        run::<f32>(
+        sorts_like_reference::<f32>(
             &e,
             &keys::<f32>(n, 5 + n as u64),
             &os.clone().descending(),
             "f32",
         );
-        run::<i8>(&e, &keys::<i8>(n, 6 + n as u64), &os, "i8");
-        run::<i16>(
+        sorts_like_reference::<i8>(&e, &keys::<i8>(n, 6 + n as u64), &os, "i8");
+        sorts_like_reference::<i16>(
             &e,
             &keys::<i16>(n, 7 + n as u64),
             &os.clone().descending(),
@@ -582,14 +582,7 @@ fn cluster_sort_sizes_skips_pairs_and_modes() {
         let p: Vec<u32> = e.argsort_as(&r, &os).unwrap();
         assert_eq!(p, reference::argsort::<u32, u32>(&r, &os), "argsort n={n}");
         // In place on the device.
-        let host: Vec<i32> = keys(n, 10 + n as u64);
-        let mut d = DeviceBuffer::upload(g, &host).unwrap();
-        g.sort_device_in_place(&mut d, &os).unwrap();
-        same_bits(
-            &d.download(g).unwrap(),
-            &reference::sort_keys(&host, &os),
-            &format!("in place n={n}"),
-        );
+        sorts_in_place_like_reference(g, &keys(n, 10 + n as u64), &os, &format!("in place n={n}"));
     }
     // u64 keys just above their counting sort (2^12): one key per thread.
     for n in [4097, 5000, 8191, 8192] {
@@ -601,8 +594,8 @@ fn cluster_sort_sizes_skips_pairs_and_modes() {
             );
         }
         let k: Vec<u64> = keys(n, 11 + n as u64);
-        run::<u64>(&e, &k, &os, "u64");
-        run::<u64>(&e, &k, &os.clone().descending().bits(5, 61), "u64");
+        sorts_like_reference::<u64>(&e, &k, &os, "u64");
+        sorts_like_reference::<u64>(&e, &k, &os.clone().descending().bits(5, 61), "u64");
         let few: Vec<u64> = k.iter().map(|x| (x % 5) << 56).collect();
         let v: Vec<u32> = (0..n as u32).collect();
         let (mut a, mut b) = (few.clone(), v.clone());
@@ -622,7 +615,7 @@ fn cluster_sort_sizes_skips_pairs_and_modes() {
                 assert_eq!(path(n, 0, &og), "cluster", "{mode} n={n}");
             }
             for seed in [1, 2, 3] {
-                run::<u32>(&e, &keys::<u32>(n, seed + n as u64), &og, "graph");
+                sorts_like_reference::<u32>(&e, &keys::<u32>(n, seed + n as u64), &og, "graph");
             }
             let mut plan = g.sort_plan::<u32>(n, 0, &og).unwrap();
             let inputs: Vec<Vec<u32>> = (0..3).map(|s| keys(n, 40 + s)).collect();

@@ -784,6 +784,20 @@ impl CudaBackend {
             // An empty bit range: every key compares equal, the stable sort is the identity.
             return self.identity_sort(k, os.iota.as_ref(), io);
         }
+        // The small inputs' one-kernel sorts (counting, cluster) take the same arguments.
+        let small_args = |kin: u64, vin: u64| {
+            [
+                KArg::U64(kin),
+                KArg::U64(io[2]),
+                KArg::U64(if has_vals { vin } else { 0 }),
+                KArg::U64(if has_vals { io[3] } else { 0 }),
+                KArg::U32(n as u32),
+                KArg::U32(k.begin),
+                KArg::U32(k.end),
+                KArg::U32(desc),
+                KArg::U32(k.iota as u32),
+            ]
+        };
         // Small inputs: one launch of the counting sort.
         if let Some(f) = &os.rank {
             let (mut kin, mut vin) = (io[0], io[1]);
@@ -803,17 +817,7 @@ impl CudaBackend {
                 n.div_ceil(32) as u32,
                 RANK_SORT_THREADS,
                 0,
-                &[
-                    KArg::U64(kin),
-                    KArg::U64(io[2]),
-                    KArg::U64(if has_vals { vin } else { 0 }),
-                    KArg::U64(if has_vals { io[3] } else { 0 }),
-                    KArg::U32(n as u32),
-                    KArg::U32(k.begin),
-                    KArg::U32(k.end),
-                    KArg::U32(desc),
-                    KArg::U32(k.iota as u32),
-                ],
+                &small_args(kin, vin),
             );
         }
         if let Some((f, shape)) = &os.cluster {
@@ -824,17 +828,7 @@ impl CudaBackend {
                 shape.blocks,
                 shape.threads,
                 shape.shared_bytes(k.key.size() as u32, k.value_bytes),
-                &[
-                    KArg::U64(io[0]),
-                    KArg::U64(io[2]),
-                    KArg::U64(if has_vals { io[1] } else { 0 }),
-                    KArg::U64(if has_vals { io[3] } else { 0 }),
-                    KArg::U32(n as u32),
-                    KArg::U32(k.begin),
-                    KArg::U32(k.end),
-                    KArg::U32(desc),
-                    KArg::U32(k.iota as u32),
-                ],
+                &small_args(io[0], io[1]),
             );
         }
         if let Some((fused, ftiles)) = &os.fused {
