@@ -418,11 +418,18 @@ __device__ __forceinline__ void warp_rank_wide(const K (&k)[N], u32 (&pos)[N], u
     }
 }
 
-// The look-back of this thread's DPT digits over the tiles before `tile`, in steps of LB tiles
-// read at once (LB * DPT words in registers): the digits walk together, so each step folds the
-// words up to the first one that some digit cannot take yet (unpublished, or the previous
-// pass's), and the digits that reached an inclusive word stop. `tag` is this pass's tag bit.
-#define LB_WIDE (32 / (DPT * (STATUS_BITS / 32)) < 1 ? 1 : 32 / (DPT * (STATUS_BITS / 32)))
+// The look-back of this thread's DPT digits over the tiles before `tile`, in steps of
+// LB_TILES tiles read at once (LB_TILES * DPT words in registers). A tile publishes a thread's
+// DPT words together, so the digits walk together, a tile at a time: a tile is taken when all
+// of its words are this pass's aggregates, and the walk ends at the first tile whose words are
+// all this pass's inclusive prefixes; any other tile (unpublished, the previous pass's, or
+// between its aggregate and its inclusive stores) is read again. The words are summed as they
+// are, flags included, and the flags taken off after each step (modular arithmetic: the
+// prefixes fit the count bits). `tag` is this pass's tag bit.
+#ifndef LB_TILES
+#define LB_TILES (32 / (DPT * (STATUS_BITS / 32)) < 1 ? 1 : 32 / (DPT * (STATUS_BITS / 32)))
+#endif
+static_assert(LB_TILES >= 1 && LB_TILES <= 16, "LB_TILES is 1 to 16 tiles per step");
 #ifndef LB_SLEEP
 #define LB_SLEEP 0
 #endif
@@ -430,55 +437,49 @@ __device__ __forceinline__ void wide_lookback(const status_t *status, u32 tile, 
                                               status_t tag, status_t (&excl)[DPT]) {
 #pragma unroll
     for (int i = 0; i < DPT; i++) excl[i] = 0;
-    u32 pending = (1u << DPT) - 1;
     int t = (int)tile - 1;
     for (;;) {
-        StatusVec w[LB_WIDE];
+        StatusVec w[LB_TILES];
 #pragma unroll
-        for (int s = 0; s < LB_WIDE; s++) {
+        for (int s = 0; s < LB_TILES; s++) {
             if (t - s >= 0) {
                 load_status_vec(w[s], status + (u64)(t - s) * RADIX + d0);
             } else {
 #pragma unroll
-                for (int i = 0; i < DPT; i++) w[s].w[i] = tag | W_INCL;  // never folded
+                for (int i = 0; i < DPT; i++) w[s].w[i] = 0;  // never reached: tile 0 is inclusive
             }
         }
-        // Per digit: the words that are aggregates of this pass (bit s), and inclusive ones.
-        u32 agg[DPT], inc[DPT];
-        u32 m = LB_WIDE;
+        u32 aggm = 0, incm = 0;
 #pragma unroll
-        for (int i = 0; i < DPT; i++) {
-            agg[i] = 0;
-            inc[i] = 0;
+        for (int s = 0; s < LB_TILES; s++) {
+            status_t a = w[s].w[0], o = w[s].w[0];
 #pragma unroll
-            for (int s = 0; s < LB_WIDE; s++) {
-                const status_t x = w[s].w[i];
-                const bool mine = ((x ^ tag) & W_TAG) == 0;
-                agg[i] |= (u32)(mine && (x & W_AGG)) << s;
-                inc[i] |= (u32)(mine && (x & W_INCL)) << s;
+            for (int i = 1; i < DPT; i++) {
+                a &= w[s].w[i];
+                o |= w[s].w[i];
             }
-            // Words this digit can fold: its leading aggregates, and an inclusive one after
-            // them.
-            const u32 first = __ffs(~agg[i]) - 1;
-            const u32 can = first + ((inc[i] >> first) & 1);
-            if (pending >> i & 1) m = min(m, can);
+            // Every word carries this pass's tag: its bit is set in all (a) or in none (o).
+            const bool mine = tag ? (a & W_TAG) != 0 : (o & W_TAG) == 0;
+            aggm |= (u32)(mine && (a & W_AGG)) << s;
+            incm |= (u32)(mine && (a & W_INCL)) << s;
         }
+        const u32 first = __ffs(~aggm) - 1;  // the first tile that is not all aggregates
+        const u32 inc = (incm >> first) & 1;
+        const u32 m = first + inc;           // tiles folded this step
         if (m == 0) {
-            // A predecessor has not published yet: read again.
             if (LB_SLEEP > 0) __nanosleep(LB_SLEEP);
             continue;
         }
+        const status_t flags = (status_t)first * (tag | W_AGG) + (inc ? (tag | W_INCL) : 0);
 #pragma unroll
         for (int i = 0; i < DPT; i++) {
-            if (!(pending >> i & 1)) continue;
             status_t sum = 0;
 #pragma unroll
-            for (int s = 0; s < LB_WIDE; s++) sum += (u32)s < m ? (w[s].w[i] & W_COUNT) : 0;
-            excl[i] += sum;
-            if (inc[i] >> (m - 1) & 1) pending &= ~(1u << i);
+            for (int s = 0; s < LB_TILES; s++) sum += (u32)s < m ? w[s].w[i] : 0;
+            excl[i] += sum - flags;
         }
+        if (inc) break;
         t -= (int)m;
-        if (!pending) break;
     }
 }
 #else
