@@ -46,35 +46,8 @@ static_assert(LOOKBACK >= 1 && LOOKBACK <= 16, "LOOKBACK is 1 to 16 words per st
 #define RADIX (1 << RADIX_BITS)
 #define TILE (THREADS * ITEMS)
 #define WARP_ITEMS (WARP_THREADS * ITEMS)
-// Wide digits (more than 8 bits, so that 32-bit keys take 3 passes and 64-bit keys 6): thread
-// t owns the DPT consecutive digits [t * DPT, (t + 1) * DPT) in the digit scan and the
-// look-back (read and written DPT status words at a time); the warp counters hold two 16-bit
-// counts per word, digit d in the half d & 1 of word d / 2 (a tile has fewer than 2^16 keys);
-// they share their shared memory with the staged keys; and the status words of every pass
-// live in one buffer, cleared once per sort: a pass publishes its words with a tag bit (the
-// pass number's parity), and a word with the other tag is one of the previous pass, read as
-// unpublished.
-#define WIDE (RADIX_BITS > 8)
-#if WIDE
-#define DPT (RADIX / THREADS)
-static_assert(RADIX_BITS <= 12, "wide digits are 9 to 12 bits");
-static_assert(RADIX % THREADS == 0 && (DPT == 2 || DPT == 4 || DPT == 8),
-              "wide digits: 2, 4 or 8 digits per thread");
-static_assert(TILE < 65536, "wide digits: the 16-bit counters hold tile positions");
-#define COUNTER_WORDS (RADIX / 2)
-#else
-#define DPT 1
 static_assert(THREADS >= RADIX, "one thread per digit for the look-back and the digit scan");
-#define COUNTER_WORDS RADIX
-#endif
-
-#if WIDE
-// The top bit is the pass's tag, then INCLUSIVE, then AGGREGATE; the count below them.
-#define W_TAG ((status_t)1 << (STATUS_BITS - 1))
-#define W_INCL ((status_t)1 << (STATUS_BITS - 2))
-#define W_AGG ((status_t)1 << (STATUS_BITS - 3))
-#define W_COUNT (W_AGG - 1)
-#endif
+static_assert(RADIX_BITS <= 8, "warp counters are sized for at most 256 digits");
 
 #if STATUS_BITS == 64
 typedef u64 status_t;
@@ -110,14 +83,6 @@ __device__ __forceinline__ void store_status(status_t *p, status_t v) {
 #error "LANES_THREADS and LANES_PASSES (the lane-private digit histogram's shape) must be defined"
 #endif
 static_assert(LANES_PASSES == 4, "count_lanes dispatches 1 to 4 passes");
-// Wide digits: the same 32 KiB per pass holds HIST_COPIES copies of the pass's counters, one
-// per group of warps (2048 counters of 11-bit digits are 4 copies), instead of 32 lane copies.
-#if WIDE
-#define HIST_COPIES (32 >> (RADIX_BITS - 8))
-#define HIST_STRIDE 1
-#else
-#define HIST_STRIDE WARP_THREADS
-#endif
 #define LANES_VEC (sizeof(key_t) >= 16 ? 1 : 16 / sizeof(key_t))
 union KeyVec {
     uint4 v[(sizeof(key_t) + 15) / 16];
@@ -131,7 +96,7 @@ __device__ __forceinline__ void count_key_lanes(u32 *col, key_t k, const u32 (&s
     const key_t x = transform ? key_in(k, desc) : k;
 #pragma unroll
     for (int p = 0; p < NP; p++)
-        atomicAdd(&col[(p * RADIX + digit_of(x, shift[p], mask[p])) * HIST_STRIDE], 1u);
+        atomicAdd(&col[(p * RADIX + digit_of(x, shift[p], mask[p])) * WARP_THREADS], 1u);
 }
 
 // The counting loop for NP passes (a compile-time count, so the loop has no per-pass tests).
@@ -183,11 +148,7 @@ onesweep_histogram_lanes(const key_t *__restrict__ keys, u64 n, u32 *__restrict_
                          u32 begin_bit, u32 end_bit, u32 pass0, u32 npasses, u32 desc,
                          u32 transform) {
     extern __shared__ u32 s_lanes[];
-#if WIDE
-    const u32 words = npasses * RADIX * HIST_COPIES;
-#else
     const u32 words = npasses * RADIX * WARP_THREADS;
-#endif
     for (u32 i = threadIdx.x; i < words; i += LANES_THREADS) s_lanes[i] = 0;
     __syncthreads();
     u32 shift[LANES_PASSES], mask[LANES_PASSES];
@@ -197,11 +158,7 @@ onesweep_histogram_lanes(const key_t *__restrict__ keys, u64 n, u32 *__restrict_
         u32 w = p < npasses ? min((u32)RADIX_BITS, end_bit - shift[p]) : 0;
         mask[p] = (1u << w) - 1;
     }
-#if WIDE
-    u32 *col = s_lanes + (warp_id() % HIST_COPIES) * npasses * RADIX;
-#else
     u32 *col = s_lanes + lane_id();
-#endif
     switch (npasses) {
     case 1: count_lanes<1>(col, keys, n, shift, mask, desc, transform); break;
     case 2: count_lanes<2>(col, keys, n, shift, mask, desc, transform); break;
@@ -213,14 +170,9 @@ onesweep_histogram_lanes(const key_t *__restrict__ keys, u64 n, u32 *__restrict_
     // reads fall in 32 different banks.
     for (u32 c = threadIdx.x; c < npasses * RADIX; c += LANES_THREADS) {
         u32 sum = 0;
-#if WIDE
-#pragma unroll
-        for (u32 l = 0; l < HIST_COPIES; l++) sum += s_lanes[l * npasses * RADIX + c];
-#else
 #pragma unroll
         for (u32 l = 0; l < WARP_THREADS; l++)
             sum += s_lanes[c * WARP_THREADS + (l + c) % WARP_THREADS];
-#endif
         if (sum) atomicAdd(&hist[pass0 * RADIX + c], sum);
     }
 }
@@ -229,26 +181,10 @@ onesweep_histogram_lanes(const key_t *__restrict__ keys, u64 n, u32 *__restrict_
 extern "C" __global__ void __launch_bounds__(THREADS) onesweep_scan_histogram(u32 *hist) {
     __shared__ u32 s_ws[NUM_WARPS];
     u32 *h = hist + blockIdx.x * RADIX;
-#if WIDE
-    u32 c[DPT], local = 0;
-#pragma unroll
-    for (int i = 0; i < DPT; i++) {
-        c[i] = h[threadIdx.x * DPT + i];
-        local += c[i];
-    }
-    u32 total;
-    u32 e = block_exclusive_scan(local, s_ws, total);
-#pragma unroll
-    for (int i = 0; i < DPT; i++) {
-        h[threadIdx.x * DPT + i] = e;
-        e += c[i];
-    }
-#else
     u32 c = threadIdx.x < RADIX ? h[threadIdx.x] : 0;
     u32 total;
     u32 e = block_exclusive_scan(c, s_ws, total);
     if (threadIdx.x < RADIX) h[threadIdx.x] = e;
-#endif
 }
 
 // Loads of data that other blocks of the same launch wrote (the fused kernel) must not be
@@ -274,215 +210,6 @@ __device__ __forceinline__ T load(const T *p) {
     }
 }
 
-#if WIDE
-struct TileStorage {
-    // The counters are done with once every warp has ranked (a barrier), before the keys are
-    // staged.
-    union {
-        // Per warp and digit (two 16-bit counters per word): first the warp's count, then the
-        // running tile position.
-        u32 warp_hist[NUM_WARPS][COUNTER_WORDS];
-        key_t keys[TILE];
-    };
-#if HAS_VALUES
-    value_t vals[TILE];
-#endif
-    // Per digit: its tile count (high half) and first tile position (low half), then the
-    // destination of tile position 0.
-    u32 out_base[RADIX];
-    u32 ws[NUM_WARPS];
-    u32 tile;
-};
-
-// DPT status words at p (aligned to their size), read or written as vectors whose elements
-// are whole status words (each element is read or written at once). Volatile: other blocks
-// write and read them while this one runs.
-union StatusVec {
-    status_t w[DPT];
-};
-__device__ __forceinline__ void load_status_vec(StatusVec &v, const status_t *p) {
-#if STATUS_BITS == 32
-#pragma unroll
-    for (int q = 0; q < DPT / 4; q++)
-        asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
-                     : "=r"(v.w[4 * q]), "=r"(v.w[4 * q + 1]), "=r"(v.w[4 * q + 2]),
-                       "=r"(v.w[4 * q + 3])
-                     : "l"(p + 4 * q)
-                     : "memory");
-    if (DPT == 2)
-        asm volatile("ld.volatile.global.v2.u32 {%0, %1}, [%2];"
-                     : "=r"(v.w[0]), "=r"(v.w[DPT - 1])
-                     : "l"(p)
-                     : "memory");
-#else
-#pragma unroll
-    for (int q = 0; q < DPT / 2; q++)
-        asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];"
-                     : "=l"(v.w[2 * q]), "=l"(v.w[2 * q + 1])
-                     : "l"(p + 2 * q)
-                     : "memory");
-#endif
-}
-__device__ __forceinline__ void store_status_vec(status_t *p, const StatusVec &v) {
-#if STATUS_BITS == 32
-#pragma unroll
-    for (int q = 0; q < DPT / 4; q++)
-        asm volatile("st.volatile.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p + 4 * q),
-                     "r"(v.w[4 * q]), "r"(v.w[4 * q + 1]), "r"(v.w[4 * q + 2]),
-                     "r"(v.w[4 * q + 3])
-                     : "memory");
-    if (DPT == 2)
-        asm volatile("st.volatile.global.v2.u32 [%0], {%1, %2};" ::"l"(p), "r"(v.w[0]),
-                     "r"(v.w[DPT - 1])
-                     : "memory");
-#else
-#pragma unroll
-    for (int q = 0; q < DPT / 2; q++)
-        asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};" ::"l"(p + 2 * q),
-                     "l"(v.w[2 * q]), "l"(v.w[2 * q + 1])
-                     : "memory");
-#endif
-}
-
-// digit_of, in inline assembly that the compiler cannot merge with the ranking's own digit
-// arithmetic: merged, the early counts' digits (and their counters' addresses) stayed live
-// through the ranking and spilled (11-bit digits, 256 x 28 keys: 196 bytes).
-__device__ __forceinline__ u32 digit_opaque(key_t k, u32 shift, u32 mask) {
-    u32 d;
-#if KEY_BITS <= 32
-    asm("{\n\t.reg .b32 t;\n\tshr.b32 t, %1, %2;\n\tand.b32 %0, t, %3;\n\t}"
-        : "=r"(d)
-        : "r"((u32)k), "r"(shift), "r"(mask));
-#elif KEY_BITS == 64
-    asm("{\n\t.reg .b64 t;\n\t.reg .b32 l;\n\tshr.b64 t, %1, %2;\n\tcvt.u32.u64 l, t;\n\t"
-        "and.b32 %0, l, %3;\n\t}"
-        : "=r"(d)
-        : "l"(k), "r"(shift), "r"(mask));
-#else
-    d = digit_of(k, shift, mask);
-#endif
-    return d;
-}
-
-// The counts of this thread's DPT digits, summed over the warps' 16-bit counters.
-__device__ __forceinline__ void wide_counts(const TileStorage &st, u32 tid, u32 (&cnt)[DPT]) {
-#pragma unroll
-    for (int i = 0; i < DPT; i++) cnt[i] = 0;
-#pragma unroll
-    for (int w = 0; w < NUM_WARPS; w++) {
-#pragma unroll
-        for (int i = 0; i < DPT / 2; i++) {
-            const u32 x = st.warp_hist[w][tid * (DPT / 2) + i];
-            cnt[2 * i] += x & 0xffff;
-            cnt[2 * i + 1] += x >> 16;
-        }
-    }
-}
-
-// Replaces each warp's counts of this thread's digits by the warp's first tile positions,
-// from `start[i]` on (tile positions stay below 2^16).
-__device__ __forceinline__ void wide_warp_starts(TileStorage &st, u32 tid,
-                                                 const u32 (&start)[DPT]) {
-    u32 run[DPT];
-#pragma unroll
-    for (int i = 0; i < DPT; i++) run[i] = start[i];
-#pragma unroll
-    for (int w = 0; w < NUM_WARPS; w++) {
-#pragma unroll
-        for (int i = 0; i < DPT / 2; i++) {
-            u32 &x = st.warp_hist[w][tid * (DPT / 2) + i];
-            const u32 c = x;
-            x = run[2 * i] | run[2 * i + 1] << 16;
-            run[2 * i] += c & 0xffff;
-            run[2 * i + 1] += c >> 16;
-        }
-    }
-}
-
-// warp_rank for the 16-bit counters: the leader adds the round's count to its digit's half.
-template <int BITS, int N, typename K>
-__device__ __forceinline__ void warp_rank_wide(const K (&k)[N], u32 (&pos)[N], u32 *wh, u32 shift,
-                                               u32 mask) {
-    const u32 lane = lane_id();
-    const u32 lt = (1u << lane) - 1;
-#pragma unroll
-    for (int j = 0; j < N; j++) {
-        const u32 d = (u32)(k[j] >> shift) & mask;
-        const u32 peers = warp_peers<BITS>(d);
-        const u32 leader = 31 - __clz(peers);
-        const u32 half = (d & 1) * 16;
-        u32 old = 0;
-        if (lane == leader) old = atomicAdd(&wh[d >> 1], (u32)__popc(peers) << half) >> half;
-        old = __shfl_sync(FULL_MASK, old, leader) & 0xffff;
-        pos[j] = old + __popc(peers & lt);
-    }
-}
-
-// The look-back of this thread's DPT digits over the tiles before `tile`, in steps of
-// LB_TILES tiles read at once (LB_TILES * DPT words in registers). A tile publishes a thread's
-// DPT words together, so the digits walk together, a tile at a time: a tile is taken when all
-// of its words are this pass's aggregates, and the walk ends at the first tile whose words are
-// all this pass's inclusive prefixes; any other tile (unpublished, the previous pass's, or
-// between its aggregate and its inclusive stores) is read again. The words are summed as they
-// are, flags included, and the flags taken off after each step (modular arithmetic: the
-// prefixes fit the count bits). `tag` is this pass's tag bit.
-#ifndef LB_TILES
-#define LB_TILES (32 / (DPT * (STATUS_BITS / 32)) < 1 ? 1 : 32 / (DPT * (STATUS_BITS / 32)))
-#endif
-static_assert(LB_TILES >= 1 && LB_TILES <= 16, "LB_TILES is 1 to 16 tiles per step");
-#ifndef LB_SLEEP
-#define LB_SLEEP 0
-#endif
-__device__ __forceinline__ void wide_lookback(const status_t *status, u32 tile, u32 d0,
-                                              status_t tag, status_t (&excl)[DPT]) {
-#pragma unroll
-    for (int i = 0; i < DPT; i++) excl[i] = 0;
-    int t = (int)tile - 1;
-    for (;;) {
-        StatusVec w[LB_TILES];
-#pragma unroll
-        for (int s = 0; s < LB_TILES; s++) {
-            if (t - s >= 0) {
-                load_status_vec(w[s], status + (u64)(t - s) * RADIX + d0);
-            } else {
-#pragma unroll
-                for (int i = 0; i < DPT; i++) w[s].w[i] = 0;  // never reached: tile 0 is inclusive
-            }
-        }
-        u32 aggm = 0, incm = 0;
-#pragma unroll
-        for (int s = 0; s < LB_TILES; s++) {
-            status_t a = w[s].w[0], o = w[s].w[0];
-#pragma unroll
-            for (int i = 1; i < DPT; i++) {
-                a &= w[s].w[i];
-                o |= w[s].w[i];
-            }
-            // Every word carries this pass's tag: its bit is set in all (a) or in none (o).
-            const bool mine = tag ? (a & W_TAG) != 0 : (o & W_TAG) == 0;
-            aggm |= (u32)(mine && (a & W_AGG)) << s;
-            incm |= (u32)(mine && (a & W_INCL)) << s;
-        }
-        const u32 first = __ffs(~aggm) - 1;  // the first tile that is not all aggregates
-        const u32 inc = (incm >> first) & 1;
-        const u32 m = first + inc;           // tiles folded this step
-        if (m == 0) {
-            if (LB_SLEEP > 0) __nanosleep(LB_SLEEP);
-            continue;
-        }
-        const status_t flags = (status_t)first * (tag | W_AGG) + (inc ? (tag | W_INCL) : 0);
-#pragma unroll
-        for (int i = 0; i < DPT; i++) {
-            status_t sum = 0;
-#pragma unroll
-            for (int s = 0; s < LB_TILES; s++) sum += (u32)s < m ? w[s].w[i] : 0;
-            excl[i] += sum - flags;
-        }
-        if (inc) break;
-        t -= (int)m;
-    }
-}
-#else
 struct TileStorage {
     key_t keys[TILE];
 #if HAS_VALUES
@@ -495,7 +222,6 @@ struct TileStorage {
     u32 ws[NUM_WARPS];
     u32 tile;
 };
-#endif
 
 // The key in slot p of the staged tile to its destination, the digit's base plus p (wrapping
 // u32 math), which is returned for the slot's value.
@@ -576,7 +302,7 @@ __device__ __forceinline__ void onesweep_tile(TileStorage &st, const u32 tile,
                                               const value_t *vals_in, value_t *vals_out,
                                               status_t *status, const u32 *offsets, u64 n,
                                               u32 shift, u32 bits, u32 desc, u32 first, u32 last,
-                                              u32 iota, u32 tag) {
+                                              u32 iota) {
     const u32 tid = threadIdx.x;
     const u32 lane = lane_id();
     const u32 warp = warp_id();
@@ -585,7 +311,7 @@ __device__ __forceinline__ void onesweep_tile(TileStorage &st, const u32 tile,
     const u32 valid = (u32)min((u64)TILE, n - base);
     const bool full = valid == TILE;
 
-    for (u32 i = lane; i < COUNTER_WORDS; i += WARP_THREADS) st.warp_hist[warp][i] = 0;
+    for (u32 i = lane; i < RADIX; i += WARP_THREADS) st.warp_hist[warp][i] = 0;
 
     // 1. Load: warp w owns positions [w * WARP_ITEMS, (w + 1) * WARP_ITEMS), striped by lane.
     key_t k[ITEMS];
@@ -611,52 +337,10 @@ __device__ __forceinline__ void onesweep_tile(TileStorage &st, const u32 tile,
     //    tile's counts are published before the ranking and later tiles' look-backs overlap it;
     //    the counters are then seeded with each warp's start in the tile.
 #pragma unroll
-    for (int j = 0; j < ITEMS; j++) {
-#if WIDE
-        const u32 d = digit_opaque(k[j], shift, mask);
-        atomicAdd(&st.warp_hist[warp][d >> 1], 1u << ((d & 1) * 16));
-#else
+    for (int j = 0; j < ITEMS; j++)
         atomicAdd(&st.warp_hist[warp][digit_of(k[j], shift, mask)], 1u);
-#endif
-    }
     __syncthreads();
 
-#if WIDE
-    const status_t tag_bit = tag ? W_TAG : 0;
-    const u32 d0 = tid * DPT;
-    {
-        // This thread's digits: their counts (published at once, with the padding taken off
-        // the largest digit; digits above the pass's mask count 0), their first tile
-        // positions, and each warp's.
-        u32 cnt[DPT], real[DPT], local = 0;
-        wide_counts(st, tid, cnt);
-        StatusVec sv;
-#pragma unroll
-        for (int i = 0; i < DPT; i++) {
-            real[i] = d0 + i == mask ? cnt[i] - (TILE - valid) : cnt[i];
-            sv.w[i] = (tile == 0 ? W_INCL : W_AGG) | tag_bit | (status_t)real[i];
-            local += cnt[i];
-        }
-        store_status_vec(status + (u64)tile * RADIX + d0, sv);
-        u32 total;
-        u32 start[DPT];
-        start[0] = block_exclusive_scan(local, st.ws, total);
-#pragma unroll
-        for (int i = 1; i < DPT; i++) start[i] = start[i - 1] + cnt[i - 1];
-        wide_warp_starts(st, tid, start);
-        // Kept for after the look-back (read back by this thread only).
-#pragma unroll
-        for (int i = 0; i < DPT; i++) st.out_base[d0 + i] = real[i] << 16 | start[i];
-    }
-    __syncthreads();
-
-    // 3. Rank against the seeded counters, then (the counters' memory is the staging area)
-    //    wait for every warp before staging.
-    u32 pos[ITEMS];
-    warp_rank_wide<RADIX_BITS>(k, pos, st.warp_hist[warp], shift, mask);
-    __syncthreads();
-#else
-    (void)tag;
     // Per digit: the tile's count (published at once), each warp's first position.
     u32 count = 0;
     if (tid < RADIX) {
@@ -676,7 +360,6 @@ __device__ __forceinline__ void onesweep_tile(TileStorage &st, const u32 tile,
     // 3. Rank against the seeded counters: every key's tile position.
     u32 pos[ITEMS];
     warp_rank<RADIX_BITS>(k, pos, st.warp_hist[warp], shift, mask);
-#endif
     // 4. Stage the tile sorted by digit.
 #pragma unroll
     for (int j = 0; j < ITEMS; j++) st.keys[pos[j]] = k[j];
@@ -687,30 +370,6 @@ __device__ __forceinline__ void onesweep_tile(TileStorage &st, const u32 tile,
     load_values<COHERENT>(v, vals_in, base, valid, iota);
 #endif
 
-#if WIDE
-    {
-        status_t excl[DPT];
-        if (tile > 0) {
-            wide_lookback(status, tile, d0, tag_bit, excl);
-        } else {
-#pragma unroll
-            for (int i = 0; i < DPT; i++) excl[i] = 0;
-        }
-        u32 kept[DPT];
-#pragma unroll
-        for (int i = 0; i < DPT; i++) kept[i] = st.out_base[d0 + i];
-        if (tile > 0) {
-            StatusVec sv;
-#pragma unroll
-            for (int i = 0; i < DPT; i++)
-                sv.w[i] = W_INCL | tag_bit | (excl[i] + (kept[i] >> 16));
-            store_status_vec(status + (u64)tile * RADIX + d0, sv);
-        }
-#pragma unroll
-        for (int i = 0; i < DPT; i++)
-            st.out_base[d0 + i] = offsets[d0 + i] + (u32)excl[i] - (kept[i] & 0xffff);
-    }
-#else
     // Look back over earlier tiles for this digit's exclusive prefix: LOOKBACK status words
     // per step, read at once. A tile's blocks start in tile order but progress unevenly, so
     // the nearest INCLUSIVE predecessor is often more than ten tiles back (measured: 15 steps
@@ -754,7 +413,6 @@ __device__ __forceinline__ void onesweep_tile(TileStorage &st, const u32 tile,
         // Destination of tile position p with this digit: out_base + p (wrapping u32 math).
         st.out_base[tid] = offsets[tid] + (u32)excl - start;
     }
-#endif
 #if HAS_VALUES && !VALUES_LATE
     stage_values(st, v, pos, valid);
 #endif
@@ -806,8 +464,7 @@ onesweep_pass(const key_t *__restrict__ keys_in, key_t *__restrict__ keys_out,
               const value_t *__restrict__ vals_in, value_t *__restrict__ vals_out,
               status_t *__restrict__ status, status_t *__restrict__ status_next,
               u32 *__restrict__ tile_counter, const u32 *__restrict__ digit_offsets, u64 n,
-              u32 shift, u32 bits, u32 num_tiles, u32 desc, u32 first, u32 last, u32 iota,
-              u32 tag) {
+              u32 shift, u32 bits, u32 num_tiles, u32 desc, u32 first, u32 last, u32 iota) {
     // Dynamic shared memory: tiles larger than the 48 KiB of static storage (the host opts in).
     extern __shared__ __align__(16) unsigned char s_pass[];
     static_assert(sizeof(TileStorage) <= PASS_SMEM_BYTES, "the host's PASS_SMEM_BYTES is too small");
@@ -831,21 +488,16 @@ onesweep_pass(const key_t *__restrict__ keys_in, key_t *__restrict__ keys_out,
     }
     __syncthreads();
     const u32 tile = st.tile;
-#if WIDE
-    // One status buffer for every pass, told apart by their tags.
-    (void)status_next;
-#else
     // Clear this tile's status words for the next pass (that pass runs after this kernel).
     for (u32 d = threadIdx.x; d < RADIX; d += THREADS) status_next[(u64)tile * RADIX + d] = 0;
-#endif
     onesweep_tile<false>(st, tile, keys_in, keys_out, vals_in, vals_out, status, digit_offsets, n,
-                         shift, bits, desc, first, last, iota, tag);
+                         shift, bits, desc, first, last, iota);
 }
 
 // (Only where its tile fits the 48 KiB of static shared memory. The host builds it with 256
 // threads of at most the narrow tile's keys; a pass module whose tile also fits, such as the
 // keys' 256x28, compiles one too, unused.)
-#if !WIDE && STATUS_BITS == 32 && (KEY_BITS + RADIX_BITS - 1) / RADIX_BITS <= NUM_WARPS && \
+#if STATUS_BITS == 32 && (KEY_BITS + RADIX_BITS - 1) / RADIX_BITS <= NUM_WARPS && \
     THREADS * ITEMS * (KEY_BITS / 8 + VALUE_BYTES) + (NUM_WARPS + 2) * RADIX * 4 + 256 <= 48 * 1024
 #define HAS_FUSED 1
 // The passes of a full key (at most 8: the kernel is built for keys of up to 64 bits).
@@ -950,7 +602,7 @@ onesweep_fused(const key_t *keys_in, key_t *keys_out, const value_t *vals_in, va
         value_t *dst_v = direct ? vals_out : (done % 2 ? tmp_vals1 : tmp_vals0);
         onesweep_tile<true>(st, tile, src_k, dst_k, src_v, dst_v, status + (u64)p * tiles * RADIX,
                             st.offsets, n, shift, w, desc, p == first_active, is_last,
-                            iota && p == first_active, 0);
+                            iota && p == first_active);
         grid_barrier(barrier, generation);
         src_k = dst_k;
         src_v = dst_v;

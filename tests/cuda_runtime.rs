@@ -270,7 +270,7 @@ fn unsupported_requests_say_why_and_auto_falls_back() {
         .unwrap_err();
     assert!(err.to_string().contains("1, 2, 4 or 8"), "{err}");
     // A digit width no CUDA sort takes: an explicit CUDA engine refuses, Auto runs it on the CPU.
-    let o = SortOptions::new().digit_bits(12);
+    let o = SortOptions::new().digit_bits(11);
     let mut k = vec![3u32, 1, 2];
     assert!(matches!(e.sort(&mut k, &o), Err(Error::Unsupported(_))));
     let auto = Engine::auto();
@@ -293,25 +293,9 @@ fn unsupported_requests_say_why_and_auto_falls_back() {
 #[test]
 fn onesweep_tiles_orders_bit_ranges_and_pairs() {
     let Some(e) = gpu() else { return };
-    // 8-bit digits, and wide ones (11 bits: tags instead of cleared status words, 16-bit warp
-    // counters, 8 digits per thread in the look-back) in their own tiles.
-    for digit_bits in histosort::tuning::cuda::ONESWEEP_DIGIT_WIDTHS {
-        onesweep_tiles_for_digits(&e, digit_bits);
-    }
-}
-
-fn onesweep_tiles_for_digits(e: &Engine, digit_bits: u32) {
-    use histosort::tuning::cuda::{onesweep_default_shape, onesweep_wide_digit_shape};
-    let os = SortOptions::new()
-        .algorithm(SortAlgorithm::Onesweep)
-        .digit_bits(digit_bits);
-    let tile = |kb: u32, vb: u32| {
-        if digit_bits > 8 {
-            onesweep_wide_digit_shape(kb, vb).tile() as usize
-        } else {
-            onesweep_default_shape(kb, vb).tile() as usize
-        }
-    };
+    let os = SortOptions::new().algorithm(SortAlgorithm::Onesweep);
+    let tile =
+        |kb: u32, vb: u32| histosort::tuning::cuda::onesweep_default_shape(kb, vb).tile() as usize;
     fn run<K: RadixKey>(e: &Engine, n: usize, o: &SortOptions)
     where
         K::Bits: TryFrom<u64>,
@@ -354,17 +338,17 @@ fn onesweep_tiles_for_digits(e: &Engine, digit_bits: u32) {
                 os.clone().bits(3, 19),
                 os.clone().bits(8, 16),
             ] {
-                run::<u32>(e, n, &o);
+                run::<u32>(&e, n, &o);
             }
-            run::<i32>(e, n, &os.clone().launch(LaunchMode::Graph));
+            run::<i32>(&e, n, &os.clone().launch(LaunchMode::Graph));
         }
     }
     for n in [1000, tile(8, 0) + 1, 3 * tile(1, 0) + 5, size(1 << 20)] {
-        run::<u8>(e, n, &os);
-        run::<i16>(e, n, &os.clone().descending());
-        run::<f32>(e, n, &os);
-        run::<u64>(e, n, &os.clone().bits(13, 57));
-        run::<f64>(e, n, &os.clone().descending());
+        run::<u8>(&e, n, &os);
+        run::<i16>(&e, n, &os.clone().descending());
+        run::<f32>(&e, n, &os);
+        run::<u64>(&e, n, &os.clone().bits(13, 57));
+        run::<f64>(&e, n, &os.clone().descending());
     }
     // Large: 2^24 + 1 with pass skipping (keys that fit 20 bits skip the top pass).
     let n = size((1 << 24) + 1);

@@ -574,7 +574,6 @@ pub(crate) fn time_sort<K: RadixKey>(
             .digit_bits
             .map_or(serde_json::Value::Null, |x| x.into()),
     )
-    .with("plan_digit_bits", plan.digit_bits())
     .with("algorithm", v.opts.algorithm.name())
     .with("path", plan.path())
     .with("launch", v.opts.launch.name())

@@ -16,15 +16,13 @@ use crate::key::{DType, RadixBits, RadixKey, SortIndex, Value};
 use crate::options::SortOptions;
 use crate::tuning::cuda::{
     cluster_sort_limit, cluster_sort_shape, cluster_sort_threads, onesweep_default_shape,
-    onesweep_digit_bits, onesweep_fused_items, onesweep_items, onesweep_narrow_shape,
-    onesweep_pass_shape, onesweep_prefetch_ahead, onesweep_values_late, onesweep_wide_digit_shape,
-    rank_sort_limit, rank_sort_max, ClusterShape, OnesweepShape, CLUSTER_SORT_BLOCKS,
-    CLUSTER_SORT_ITEMS, CLUSTER_SORT_THREADS, ELEMENTWISE_THREADS, ONESWEEP_DIGIT_WIDTHS,
-    ONESWEEP_FUSED_ITEMS, ONESWEEP_FUSED_MAX, ONESWEEP_HIST_LANES_PASSES,
+    onesweep_fused_items, onesweep_items, onesweep_narrow_shape, onesweep_pass_shape,
+    onesweep_prefetch_ahead, onesweep_values_late, rank_sort_limit, rank_sort_max, ClusterShape,
+    OnesweepShape, CLUSTER_SORT_BLOCKS, CLUSTER_SORT_ITEMS, CLUSTER_SORT_THREADS,
+    ELEMENTWISE_THREADS, ONESWEEP_FUSED_ITEMS, ONESWEEP_FUSED_MAX, ONESWEEP_HIST_LANES_PASSES,
     ONESWEEP_HIST_LANES_THREADS, ONESWEEP_LOOKBACK, ONESWEEP_RADIX_BITS, ONESWEEP_RANK_BALLOT,
-    ONESWEEP_SKIP_MIN, ONESWEEP_THREADS, ONESWEEP_WIDE_BITS, RANK_SORT_THREADS,
-    THREE_PHASE_DIGIT_BITS, THREE_PHASE_DIGIT_WIDTHS, THREE_PHASE_ITEMS, THREE_PHASE_THREADS,
-    THREE_PHASE_TILE,
+    ONESWEEP_SKIP_MIN, ONESWEEP_THREADS, RANK_SORT_THREADS, THREE_PHASE_DIGIT_BITS,
+    THREE_PHASE_DIGIT_WIDTHS, THREE_PHASE_ITEMS, THREE_PHASE_THREADS, THREE_PHASE_TILE,
 };
 
 /// KEY_BITS and KEY_KIND of a key type, or why the GPU cannot sort it.
@@ -100,10 +98,10 @@ fn digit_is_shared(offsets: &[u32], n: u64) -> bool {
     })
 }
 
-/// The onesweep module with the pass kernel's default tile for the shape (8-bit digits).
+/// The onesweep module with the pass kernel's default tile for the shape.
 fn onesweep_spec(key: DType, value_bytes: u32, status_bits: u32) -> Result<ModuleSpec> {
     let shape = onesweep_default_shape(key.size() as u32, value_bytes);
-    onesweep_spec_shape(key, value_bytes, status_bits, shape, ONESWEEP_RADIX_BITS)
+    onesweep_spec_shape(key, value_bytes, status_bits, shape)
 }
 
 /// The onesweep module for the single-launch kernel's tile: `items` keys per thread of
@@ -119,7 +117,7 @@ fn onesweep_spec_items(
         items,
         ..onesweep_narrow_shape(key.size() as u32, value_bytes)
     };
-    onesweep_spec_shape(key, value_bytes, status_bits, shape, ONESWEEP_RADIX_BITS)
+    onesweep_spec_shape(key, value_bytes, status_bits, shape)
 }
 
 fn onesweep_spec_shape(
@@ -127,14 +125,13 @@ fn onesweep_spec_shape(
     value_bytes: u32,
     status_bits: u32,
     shape: OnesweepShape,
-    radix_bits: u32,
 ) -> Result<ModuleSpec> {
     let (bits, kind) = key_defines(key)?;
     let kb = key.size() as u32;
     Ok(ModuleSpec::new(KernelFile::Onesweep)
         .define("THREADS", shape.threads)
         .define("ITEMS", shape.items)
-        .define("RADIX_BITS", radix_bits)
+        .define("RADIX_BITS", ONESWEEP_RADIX_BITS)
         .define("LOOKBACK", ONESWEEP_LOOKBACK)
         .define(
             "PREFETCH_AHEAD",
@@ -142,10 +139,7 @@ fn onesweep_spec_shape(
         )
         .define("RANK_BALLOT", ONESWEEP_RANK_BALLOT)
         .define("PASS_MIN_BLOCKS", shape.min_blocks)
-        .define(
-            "PASS_SMEM_BYTES",
-            shape.shared_bytes(kb, value_bytes, radix_bits),
-        )
+        .define("PASS_SMEM_BYTES", shape.shared_bytes(kb, value_bytes))
         .define("VALUES_LATE", onesweep_values_late(kb, value_bytes))
         .define("KEY_BITS", bits)
         .define("KEY_KIND", kind)
@@ -180,26 +174,10 @@ pub fn all_sort_specs() -> Vec<ModuleSpec> {
                     v.push(s);
                 }
                 // The fallback of devices whose shared memory cannot hold the wide tile.
-                let (kb, bits) = (d.size() as u32, d.size() as u32 * 8);
-                let narrow = onesweep_narrow_shape(kb, vb);
-                if narrow != onesweep_default_shape(kb, vb) {
-                    if let Ok(s) = onesweep_spec_shape(d, vb, sb, narrow, ONESWEEP_RADIX_BITS) {
+                let narrow = onesweep_narrow_shape(d.size() as u32, vb);
+                if narrow != onesweep_default_shape(d.size() as u32, vb) {
+                    if let Ok(s) = onesweep_spec_shape(d, vb, sb, narrow) {
                         v.push(s);
-                    }
-                }
-                // Wide digits, where they take fewer passes (and explicitly on any key), in
-                // their tile and the narrow fallback.
-                let wide = onesweep_wide_digit_shape(kb, vb);
-                let wide_default = bits.div_ceil(ONESWEEP_WIDE_BITS) < bits.div_ceil(8);
-                if wide_default || matches!(vb, 0 | 4) {
-                    let mut shapes = vec![wide];
-                    if narrow != wide {
-                        shapes.push(narrow);
-                    }
-                    for shape in shapes {
-                        if let Ok(s) = onesweep_spec_shape(d, vb, sb, shape, ONESWEEP_WIDE_BITS) {
-                            v.push(s);
-                        }
                     }
                 }
             }
@@ -304,8 +282,6 @@ struct Onesweep {
     /// For sorts where every pass is skipped: generates the indices of an argsort.
     iota: Option<CudaFunction>,
     tiles: u64,
-    /// The digit width of the plan's kernels (8, or wide for the pass kernels).
-    digit_bits: u32,
     passes: u32,
     status_bytes: usize,
     /// Ping-pong buffers between passes.
@@ -316,9 +292,7 @@ struct Onesweep {
     /// counter and generation, the counts, then every pass's status words; zeroed when the plan
     /// is made and left zeroed by every launch.
     meta: CudaSlice<u8>,
-    /// Look-back status words of two consecutive passes (8-bit digits: each pass clears its
-    /// successor's); wide digits use the first for every pass, cleared once per sort, and tell
-    /// the passes apart by a tag bit.
+    /// Look-back status words of two consecutive passes.
     status: [CudaSlice<u8>; 2],
 }
 
@@ -349,17 +323,7 @@ unsafe impl Send for SortPlan {}
 impl SortPlan {
     /// Number of digit passes the plan runs (before any skipping).
     pub fn passes(&self) -> u32 {
-        (self.key.end - self.key.begin).div_ceil(self.digit_bits())
-    }
-
-    /// The width of the digits the plan's kernels sort by: the caller's, or the plan's choice
-    /// (onesweep: 8 bits for the small inputs' kernels, 11 for the pass kernels of 32- and
-    /// 64-bit keys).
-    pub fn digit_bits(&self) -> u32 {
-        match &self.design {
-            Design::Onesweep(os) => os.digit_bits,
-            Design::ThreePhase(_) => self.key.digit_bits,
-        }
+        (self.key.end - self.key.begin).div_ceil(self.key.digit_bits)
     }
 
     /// The sort variant the plan runs.
@@ -402,20 +366,19 @@ impl CudaBackend {
     /// The design and digit width a sort request resolves to.
     fn resolve(&self, opts: &SortOptions) -> Result<(SortAlgorithm, u32)> {
         match opts.algorithm {
-            SortAlgorithm::Auto | SortAlgorithm::Onesweep => match opts.digit_bits {
-                // 0: the plan picks (8-bit digits for small inputs, wide ones for the pass
-                // kernels where they take fewer passes).
-                None => Ok((SortAlgorithm::Onesweep, 0)),
-                Some(b) if ONESWEEP_DIGIT_WIDTHS.contains(&b) => Ok((SortAlgorithm::Onesweep, b)),
-                Some(_) if opts.algorithm == SortAlgorithm::Auto => {
-                    // Another explicit digit width picks the seeds' design, which takes 1-8 bits.
-                    self.resolve(&opts.clone().algorithm(SortAlgorithm::ThreePhase))
+            SortAlgorithm::Auto | SortAlgorithm::Onesweep => {
+                let b = opts.digit_bits.unwrap_or(ONESWEEP_RADIX_BITS);
+                if b != ONESWEEP_RADIX_BITS {
+                    if opts.algorithm == SortAlgorithm::Auto {
+                        // An explicit digit width picks the seeds' design, which takes 1-8 bits.
+                        return self.resolve(&opts.clone().algorithm(SortAlgorithm::ThreePhase));
+                    }
+                    return Err(Error::Unsupported(format!(
+                        "the onesweep sort uses {ONESWEEP_RADIX_BITS}-bit digits, not {b}"
+                    )));
                 }
-                Some(b) => Err(Error::Unsupported(format!(
-                    "the onesweep sort takes digits of {} or {} bits, not {b}",
-                    ONESWEEP_DIGIT_WIDTHS[0], ONESWEEP_DIGIT_WIDTHS[1]
-                ))),
-            },
+                Ok((SortAlgorithm::Onesweep, b))
+            }
             SortAlgorithm::ThreePhase => {
                 let b = opts.digit_bits.unwrap_or(THREE_PHASE_DIGIT_BITS);
                 if !THREE_PHASE_DIGIT_WIDTHS.contains(&b) {
@@ -529,27 +492,41 @@ impl CudaBackend {
 
     fn make_onesweep(&self, key: &PlanKey) -> Result<Onesweep> {
         let n = key.n;
+        // Counts of 30 bits fit the 32-bit status words below 2^30 keys.
+        let status_bits = if (n as u64) < (1 << 30) { 32 } else { 64 };
+        let shape = onesweep_pass_shape(
+            key.key.size() as u32,
+            key.value_bytes,
+            self.info.shared_per_block_optin,
+            self.info.shared_per_sm,
+        );
+        let spec = onesweep_spec_shape(key.key, key.value_bytes, status_bits, shape)?;
+        let tile = shape.tile() as u64;
+        let pass_shared = shape.shared_bytes(key.key.size() as u32, key.value_bytes);
+        let tiles = (n as u64).div_ceil(tile).max(1);
+        let passes = (key.end - key.begin).div_ceil(ONESWEEP_RADIX_BITS);
+        let radix = 1usize << ONESWEEP_RADIX_BITS;
+        let status_bytes = tiles as usize * radix * (status_bits / 8) as usize;
         let kb = key.key.size();
         let vb = key.value_bytes as usize;
-        let range = key.end - key.begin;
-        // The small inputs' kernels sort 8-bit digits: they take the input unless the caller
-        // asked for another width.
-        let small_ok = key.digit_bits == 0 || key.digit_bits == ONESWEEP_RADIX_BITS;
-        let passes8 = range.div_ceil(ONESWEEP_RADIX_BITS);
-        let radix8 = 1usize << ONESWEEP_RADIX_BITS;
+        let two = |bytes: usize, what: &str| -> Result<[CudaSlice<u8>; 2]> {
+            Ok([
+                self.alloc::<u8>(bytes, what)?,
+                self.alloc::<u8>(bytes, what)?,
+            ])
+        };
         // One cooperative launch when every tile's block fits on the device at once.
-        let fused = if small_ok
-            && key.launch != LaunchMode::Graph
+        let fused = if key.launch != LaunchMode::Graph
             && n <= ONESWEEP_FUSED_MAX
-            && (n as u64) < (1 << 30)
-            && (1..=8).contains(&passes8)
+            && status_bits == 32
+            && (1..=8).contains(&passes)
             // The kernel exists only where a full key's digit counts fit its counters (<= 64 bits).
-            && kb <= 8
+            && key.key.size() <= 8
         {
             // Small inputs take smaller tiles, so that more SMs share the work.
             let max = onesweep_items(kb as u32, key.value_bytes);
             let items = onesweep_fused_items(n, self.info.sm_count as usize, max);
-            let fspec = onesweep_spec_items(key.key, key.value_bytes, 32, items)?;
+            let fspec = onesweep_spec_items(key.key, key.value_bytes, status_bits, items)?;
             let ftiles = (n as u64)
                 .div_ceil((ONESWEEP_THREADS * items) as u64)
                 .max(1);
@@ -561,76 +538,22 @@ impl CudaBackend {
         } else {
             None
         };
-        let rank = if small_ok && n <= rank_sort_limit(kb) {
+        let meta_words = if let Some((_, ftiles)) = &fused {
+            2 + passes as usize * radix + passes as usize * *ftiles as usize * radix
+        } else {
+            passes as usize * radix + passes as usize
+        };
+        let rank = if n <= rank_sort_limit(kb) {
             Some(self.function(&rank_sort_spec(key.key, key.value_bytes)?, "rank_sort")?)
         } else {
             None
         };
         // Only where the counting sort does not take the input; a device that refuses the
         // cluster (its attributes or occupancy query fail) keeps the single launch.
-        let cluster = if small_ok && rank.is_none() && (1..=8).contains(&passes8) {
+        let cluster = if rank.is_none() && (1..=8).contains(&passes) {
             self.cluster_kernel(key).unwrap_or(None)
         } else {
             None
-        };
-        // The pass kernels' digit width: 8 bits where a small input's kernel takes the input
-        // (the pass kernels are then never run), the caller's, or the default for the range.
-        let small = fused.is_some() || rank.is_some() || cluster.is_some();
-        let mut digit_bits = if small {
-            ONESWEEP_RADIX_BITS
-        } else if key.digit_bits != 0 {
-            key.digit_bits
-        } else {
-            onesweep_digit_bits(range)
-        };
-        let tile_shape = |bits: u32| {
-            onesweep_pass_shape(
-                kb as u32,
-                key.value_bytes,
-                self.info.shared_per_block_optin,
-                self.info.shared_per_sm,
-                bits,
-            )
-        };
-        let mut shape = tile_shape(digit_bits);
-        if key.digit_bits == 0
-            && shape.shared_bytes(kb as u32, key.value_bytes, digit_bits)
-                > self.info.shared_per_block_optin
-        {
-            // The default wide digits do not fit this device's shared memory: 8-bit ones.
-            digit_bits = ONESWEEP_RADIX_BITS;
-            shape = tile_shape(digit_bits);
-        }
-        let wide = digit_bits > ONESWEEP_RADIX_BITS;
-        let passes = range.div_ceil(digit_bits);
-        let radix = 1usize << digit_bits;
-        // Status words keep 2 flag bits (wide digits: 3, with the tag) above the counts.
-        let status_bits = if (n as u64) < (1 << if wide { 29 } else { 30 }) {
-            32
-        } else {
-            64
-        };
-        if !shape.takes_digits(digit_bits) {
-            return Err(Error::Unsupported(format!(
-                "the onesweep tile of {} x {} does not take {digit_bits}-bit digits",
-                shape.threads, shape.items
-            )));
-        }
-        let spec = onesweep_spec_shape(key.key, key.value_bytes, status_bits, shape, digit_bits)?;
-        let tile = shape.tile() as u64;
-        let pass_shared = shape.shared_bytes(kb as u32, key.value_bytes, digit_bits);
-        let tiles = (n as u64).div_ceil(tile).max(1);
-        let status_bytes = tiles as usize * radix * (status_bits / 8) as usize;
-        let two = |bytes: [usize; 2], what: &str| -> Result<[CudaSlice<u8>; 2]> {
-            Ok([
-                self.alloc::<u8>(bytes[0], what)?,
-                self.alloc::<u8>(bytes[1], what)?,
-            ])
-        };
-        let meta_words = if let Some((_, ftiles)) = &fused {
-            2 + passes8 as usize * radix8 + passes8 as usize * *ftiles as usize * radix8
-        } else {
-            passes as usize * radix + passes as usize
         };
         let os = Onesweep {
             rank,
@@ -643,21 +566,16 @@ impl CudaBackend {
             pass_shared,
             iota: self.iota_kernel(key)?,
             tiles,
-            digit_bits,
             passes,
             status_bytes,
-            keys: two([n * kb; 2], "sort keys")?,
+            keys: two(n * kb, "sort keys")?,
             vals: if vb > 0 {
-                Some(two([n * vb; 2], "sort values")?)
+                Some(two(n * vb, "sort values")?)
             } else {
                 None
             },
             meta: self.alloc::<u8>(meta_words * 4, "digit histograms")?,
-            // Wide digits need one buffer (the second, unused, is one word).
-            status: two(
-                [status_bytes, if wide { 4 } else { status_bytes }],
-                "look-back status",
-            )?,
+            status: two(status_bytes, "look-back status")?,
         };
         if os.fused.is_some() {
             // The single-launch kernel needs its barrier, counts and status words zeroed; it
@@ -751,8 +669,6 @@ impl CudaBackend {
 
     /// The digit histogram kernel of `spec` for `passes` passes, counting at most `most` of them
     /// per launch (fewer where the device's opt-in shared memory holds fewer 32 KiB tables).
-    /// A pass's table is 32 KiB whatever the digit width: 32 lane copies of 256 counters, or
-    /// (wide digits) 32 >> (bits - 8) copies of 2^bits counters.
     fn digit_histogram(&self, spec: &ModuleSpec, passes: u32, most: u32) -> Result<DigitHistogram> {
         let table = (1u32 << ONESWEEP_RADIX_BITS) * 32 * 4;
         let per_launch = passes
@@ -853,8 +769,7 @@ impl CudaBackend {
         let s = &self.stream;
         let n = k.n as u64;
         let desc = (k.order == Order::Descending) as u32;
-        let radix = 1u64 << os.digit_bits;
-        let wide = os.digit_bits > ONESWEEP_RADIX_BITS;
+        let radix = 1u64 << ONESWEEP_RADIX_BITS;
         let meta = dptr(&os.meta, s);
         let counters = meta + os.passes as u64 * radix * 4;
         let status = [dptr(&os.status[0], s), dptr(&os.status[1], s)];
@@ -966,15 +881,9 @@ impl CudaBackend {
         )?;
         // Pass number `i` of the launch sequence sorts by digit `p` from `src` to `dst`
         // ((keys, values) device addresses).
-        // Wide digits: every pass uses the first status buffer, tagged with the parity of `i`.
         let pass = |i: usize, p: u32, src: (u64, u64), dst: (u64, u64), first: bool, last: bool| {
-            let shift = k.begin + p * os.digit_bits;
-            let w = os.digit_bits.min(k.end - shift);
-            let (st, st_next) = if wide {
-                (status[0], status[0])
-            } else {
-                (status[i % 2], status[(i + 1) % 2])
-            };
+            let shift = k.begin + p * ONESWEEP_RADIX_BITS;
+            let w = ONESWEEP_RADIX_BITS.min(k.end - shift);
             self.launch(
                 &os.pass,
                 "onesweep_pass",
@@ -986,8 +895,8 @@ impl CudaBackend {
                     KArg::U64(dst.0),
                     KArg::U64(if has_vals { src.1 } else { 0 }),
                     KArg::U64(if has_vals { dst.1 } else { 0 }),
-                    KArg::U64(st),
-                    KArg::U64(st_next),
+                    KArg::U64(status[i % 2]),
+                    KArg::U64(status[(i + 1) % 2]),
                     KArg::U64(counters + 4 * i as u64),
                     KArg::U64(meta + p as u64 * radix * 4),
                     KArg::U64(n),
@@ -998,7 +907,6 @@ impl CudaBackend {
                     KArg::U32(first as u32),
                     KArg::U32(last as u32),
                     KArg::U32((first && k.iota) as u32),
-                    KArg::U32((i % 2) as u32),
                 ],
             )
         };

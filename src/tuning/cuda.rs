@@ -49,47 +49,12 @@ pub const ONESWEEP_HIST_LANES_PASSES: u32 = 4;
 
 /// Onesweep sort: threads per block (one per digit for the look-back needs >= 2^RADIX_BITS).
 pub const ONESWEEP_THREADS: u32 = 256;
-/// Onesweep sort: bits per digit pass of the small inputs' kernels (counting, cluster, single
-/// launch) and of the pass kernels where wide digits do not pay (8: 4 passes for 32-bit keys,
-/// 256 warp counters).
+/// Onesweep sort: bits per digit pass (8: 4 passes for 32-bit keys, 256 warp counters).
+/// 11-bit digits (3 passes for 32-bit keys, 6 for 64-bit ones) were built and measured on the
+/// H200 in session 9 (branch `wide-digits`, bench/NOTES.md): correct, but a pass of 2^26 u32
+/// keys took 587-677 us against 275 us at 8 bits (u64: 1.12 ms against 427 us), because each
+/// tile's look-back reads 8 KiB of status words for each of the ~50 tiles it walks back over.
 pub const ONESWEEP_RADIX_BITS: u32 = 8;
-/// Onesweep sort: the wide digit of the pass kernels (11: 3 passes for 32-bit keys, 6 for
-/// 64-bit ones, against 4 and 8). The kernel takes 9 to 11 bits with 256-thread tiles; each
-/// thread owns 2^bits / 256 digits in the digit scan and the look-back.
-pub const ONESWEEP_WIDE_BITS: u32 = 11;
-/// Whether the pass kernels take wide digits by default. Not yet: H200, session 9, run 1 (ncu,
-/// u32 keys 2^26): an 11-bit pass took 913 us against 275 us for an 8-bit one; 3.1x the
-/// instructions (the look-back of 8 digits per thread walks ~50 tiles back, 4 per step).
-pub const ONESWEEP_WIDE_DEFAULT: bool = false;
-/// The digit widths a caller may ask of the onesweep sort.
-pub const ONESWEEP_DIGIT_WIDTHS: [u32; 2] = [ONESWEEP_RADIX_BITS, ONESWEEP_WIDE_BITS];
-
-/// The digit width of the onesweep pass kernels for a bit range of `range_bits`: the wide
-/// digit where it takes fewer passes than 8-bit digits (32- and 64-bit keys), else 8. The
-/// environment variable `HISTOSORT_ONESWEEP_DIGIT_BITS` (8 to 11) overrides it, for
-/// experiments with one binary.
-pub fn onesweep_digit_bits(range_bits: u32) -> u32 {
-    static BITS: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
-    let env = *BITS.get_or_init(|| {
-        env_tuning::<u32>("HISTOSORT_ONESWEEP_DIGIT_BITS").filter(|b| {
-            let ok = (ONESWEEP_RADIX_BITS..=ONESWEEP_WIDE_BITS).contains(b);
-            if !ok {
-                eprintln!("histosort: HISTOSORT_ONESWEEP_DIGIT_BITS={b} ignored: 8 to 11");
-            }
-            ok
-        })
-    });
-    if let Some(b) = env {
-        return b;
-    }
-    if ONESWEEP_WIDE_DEFAULT
-        && range_bits.div_ceil(ONESWEEP_WIDE_BITS) < range_bits.div_ceil(ONESWEEP_RADIX_BITS)
-    {
-        ONESWEEP_WIDE_BITS
-    } else {
-        ONESWEEP_RADIX_BITS
-    }
-}
 /// Onesweep sort: keys per thread for keys-only 32-bit sorts (tile 3840, CUB's figure for
 /// recent GPUs); other shapes keep the tile's keys and values within the byte budget below.
 pub const ONESWEEP_ITEMS_MAX: u32 = 15;
@@ -204,35 +169,12 @@ impl OnesweepShape {
         self.threads * self.items
     }
 
-    /// Dynamic shared memory of the pass kernel with digits of `radix_bits`: the staged keys
-    /// and values, the warp counters and the digit tables (an upper bound of the kernel's
-    /// `TileStorage`, which it asserts). Wide digits (more than 8 bits) keep two 16-bit
-    /// counters per word, in the memory the staged keys take later.
-    pub const fn shared_bytes(&self, key_bytes: u32, value_bytes: u32, radix_bits: u32) -> u32 {
-        let radix = 1 << radix_bits;
+    /// Dynamic shared memory of the pass kernel: the staged keys and values, the warp counters
+    /// and the digit tables (an upper bound of the kernel's `TileStorage`, which it asserts).
+    pub const fn shared_bytes(&self, key_bytes: u32, value_bytes: u32) -> u32 {
+        let radix = 1 << ONESWEEP_RADIX_BITS;
         let warps = self.threads / 32;
-        if radix_bits > 8 {
-            let keys = self.tile() * key_bytes;
-            let counters = warps * radix / 2 * 4;
-            let union = if keys > counters { keys } else { counters };
-            union + self.tile() * value_bytes + radix * 4 + warps * 4 + 64
-        } else {
-            self.tile() * (key_bytes + value_bytes) + (warps + 2) * radix * 4 + warps * 4 + 64
-        }
-    }
-
-    /// Whether the pass kernel takes this tile with digits of `radix_bits`: 8-bit digits need
-    /// a thread per digit; wide ones 2, 4 or 8 digits per thread and fewer than 2^16 keys per
-    /// tile (16-bit counters).
-    pub const fn takes_digits(&self, radix_bits: u32) -> bool {
-        let radix = 1 << radix_bits;
-        if radix_bits <= 8 {
-            self.threads >= radix
-        } else {
-            radix % self.threads == 0
-                && matches!(radix / self.threads, 2 | 4 | 8)
-                && self.tile() < 65536
-        }
+        self.tile() * (key_bytes + value_bytes) + (warps + 2) * radix * 4 + warps * 4 + 64
     }
 }
 
@@ -337,20 +279,13 @@ pub fn onesweep_pass_shape(
     value_bytes: u32,
     shared_optin: u32,
     shared_per_sm: u32,
-    radix_bits: u32,
 ) -> OnesweepShape {
     static SHAPE: std::sync::OnceLock<Option<OnesweepShape>> = std::sync::OnceLock::new();
     if let Some(s) = *SHAPE.get_or_init(|| env_tuning("HISTOSORT_ONESWEEP_SHAPE")) {
-        if s.takes_digits(radix_bits) {
-            return s;
-        }
+        return s;
     }
-    let wide = if radix_bits > 8 {
-        onesweep_wide_digit_shape(key_bytes, value_bytes)
-    } else {
-        onesweep_default_shape(key_bytes, value_bytes)
-    };
-    let bytes = wide.shared_bytes(key_bytes, value_bytes, radix_bits);
+    let wide = onesweep_default_shape(key_bytes, value_bytes);
+    let bytes = wide.shared_bytes(key_bytes, value_bytes);
     // Each resident block also takes 1 KiB of shared memory that the driver reserves.
     if bytes <= shared_optin && wide.min_blocks.max(1) * (bytes + 1024) <= shared_per_sm {
         wide
@@ -358,28 +293,6 @@ pub fn onesweep_pass_shape(
         onesweep_narrow_shape(key_bytes, value_bytes)
     }
 }
-
-/// The pass kernel's tile for wide digits: 256 threads (8 digits each at 11 bits), with the
-/// keys per thread of the 8-bit tiles where the registers hold them without spilling (NVRTC
-/// 13.5, sm_90): 28 keys of up to 4 bytes (80 registers, 3 blocks per SM); pairs of up to 4 +
-/// 4 bytes 22 (24 spilled 28 bytes, 26 48 bytes); the rest the narrow tile.
-pub const fn onesweep_wide_digit_shape(key_bytes: u32, value_bytes: u32) -> OnesweepShape {
-    if key_bytes <= 4 && value_bytes == 0 {
-        ONESWEEP_WIDE_SHAPE
-    } else if key_bytes <= 4 && value_bytes <= 4 {
-        ONESWEEP_WIDE_DIGIT_PAIRS_SHAPE
-    } else {
-        onesweep_narrow_shape(key_bytes, value_bytes)
-    }
-}
-
-/// The wide-digit pass kernel's tile for pairs of up to 4 + 4 bytes (see
-/// [`onesweep_wide_digit_shape`]).
-pub const ONESWEEP_WIDE_DIGIT_PAIRS_SHAPE: OnesweepShape = OnesweepShape {
-    threads: 256,
-    items: 22,
-    min_blocks: 3,
-};
 
 /// Onesweep sort: up to this many keys the whole sort runs as one cooperative launch (grid
 /// barriers instead of kernel boundaries), when every tile's block can be resident at once.
@@ -712,19 +625,10 @@ mod tests {
         // the opt-in shared memory of an H200.
         for kb in [1, 2, 4, 8, 16] {
             for vb in [0, 1, 2, 4, 8, 16] {
-                let narrow = onesweep_narrow_shape(kb, vb);
-                assert!(narrow.shared_bytes(kb, vb, ONESWEEP_RADIX_BITS) <= 48 * 1024);
+                assert!(onesweep_narrow_shape(kb, vb).shared_bytes(kb, vb) <= 48 * 1024);
                 let d = onesweep_default_shape(kb, vb);
-                assert!(d.takes_digits(ONESWEEP_RADIX_BITS) && d.threads % 32 == 0);
-                assert!(d.shared_bytes(kb, vb, 8) <= 227 * 1024, "{kb}/{vb}: {d:?}");
-                // Wide digits: the narrow tile takes them within sm_86's 99 KiB per block (its
-                // counters take 32 KiB), and the wide digits' tile fits an H200 block.
-                let w = onesweep_wide_digit_shape(kb, vb);
-                for s in [narrow, w] {
-                    assert!(s.takes_digits(ONESWEEP_WIDE_BITS), "{kb}/{vb}: {s:?}");
-                }
-                assert!(narrow.shared_bytes(kb, vb, ONESWEEP_WIDE_BITS) <= 99 * 1024);
-                assert!(w.shared_bytes(kb, vb, ONESWEEP_WIDE_BITS) <= 227 * 1024);
+                assert!(d.threads >= 1 << ONESWEEP_RADIX_BITS && d.threads % 32 == 0);
+                assert!(d.shared_bytes(kb, vb) <= 227 * 1024, "{kb}/{vb}: {d:?}");
             }
         }
         // Pairs of 4 + 4 bytes: the wide tile on an H200 (227 KiB per block, 228 KiB per SM),
@@ -742,54 +646,11 @@ mod tests {
                 (4, 0, (99 * 1024, 100 * 1024), onesweep_narrow_shape(4, 0)),
             ] {
                 assert_eq!(
-                    onesweep_pass_shape(kb, vb, optin, per_sm, ONESWEEP_RADIX_BITS),
+                    onesweep_pass_shape(kb, vb, optin, per_sm),
                     want,
                     "{kb}/{vb} bytes, {optin} per block, {per_sm} per SM"
                 );
             }
-            // Wide digits: keys' 256x28 holds 3 blocks on an H200 (68 KiB each) but not on
-            // sm_86 (100 KiB per SM); pairs take 256x22.
-            let bits = ONESWEEP_WIDE_BITS;
-            for (kb, vb, (optin, per_sm), want) in [
-                (4, 0, h200, ONESWEEP_WIDE_SHAPE),
-                (4, 0, (99 * 1024, 100 * 1024), onesweep_narrow_shape(4, 0)),
-                (4, 4, h200, ONESWEEP_WIDE_DIGIT_PAIRS_SHAPE),
-                (8, 0, h200, onesweep_narrow_shape(8, 0)),
-            ] {
-                assert_eq!(onesweep_pass_shape(kb, vb, optin, per_sm, bits), want);
-            }
-        }
-        // The default digit width: wide where it saves passes.
-        if std::env::var_os("HISTOSORT_ONESWEEP_DIGIT_BITS").is_none() && ONESWEEP_WIDE_DEFAULT {
-            for (range, want) in [
-                (8, 8),
-                (16, 8),
-                (20, 11),
-                (32, 11),
-                (31, 11),
-                (64, 11),
-                (24, 8),
-            ] {
-                assert_eq!(onesweep_digit_bits(range), want, "{range} bits");
-            }
-        }
-        for (s, bits, ok) in [
-            (ONESWEEP_WIDE_SHAPE, 11, true),
-            ("512x20".parse().unwrap(), 11, true),
-            ("1024x8".parse().unwrap(), 11, true),
-            ("384x20".parse().unwrap(), 11, false),
-            (
-                "256x256".parse::<OnesweepShape>().unwrap_or(OnesweepShape {
-                    threads: 256,
-                    items: 256,
-                    min_blocks: 1,
-                }),
-                11,
-                false,
-            ),
-            ("384x20".parse().unwrap(), 8, true),
-        ] {
-            assert_eq!(s.takes_digits(bits), ok, "{s:?} {bits}");
         }
     }
 }

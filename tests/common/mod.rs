@@ -128,12 +128,6 @@ pub fn sort_configs(e: &Engine) -> Vec<SortOptions> {
                     for d in [1, 2, 4, 8] {
                         v.push(o.clone().digit_bits(d));
                     }
-                } else if a == SortAlgorithm::Onesweep {
-                    // Its digit widths: 8 (the small inputs' kernels too) and the wide digits
-                    // of the pass kernels, which an explicit width runs at every size.
-                    for d in histosort::tuning::cuda::ONESWEEP_DIGIT_WIDTHS {
-                        v.push(o.clone().digit_bits(d));
-                    }
                 } else {
                     v.push(o);
                 }
@@ -162,8 +156,6 @@ pub fn sort_configs_quick(e: &Engine) -> Vec<SortOptions> {
                 .algorithm(SortAlgorithm::ThreePhase)
                 .digit_bits(4)
                 .launch(LaunchMode::Graph),
-            // The pass kernels' wide digits at every size.
-            SortOptions::new().digit_bits(histosort::tuning::cuda::ONESWEEP_WIDE_BITS),
         ]
     } else {
         vec![
