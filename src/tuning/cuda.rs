@@ -455,10 +455,13 @@ pub fn cluster_sort_limit() -> usize {
 // each value was measured.
 
 /// Decoupled look-back scan: threads per block and 16-byte vectors per thread (32 u32 or 16
-/// u64 items; tile 16 KiB, staged in shared memory). Swept on the H200 (ncu, 2^28 u32 + 2^27
-/// u64, us): 128x8 741+764, 256x8 769+745, 256x8 at 6 blocks/SM 746+849, 256x6 886+827,
-/// 128x6 826+845, 256x4 953+961, 512x4 1040+891 (bench/NOTES.md, session 4).
-pub const SCAN_LB_THREADS: u32 = 128;
+/// u64 items; tile 24 KiB, staged in shared memory). Swept on the H200 (ncu, 2^28 u32 + 2^27
+/// u64, us): session 4, 128x8 741+764, 256x8 769+745, 256x8 at 6 blocks/SM 746+849, 256x6
+/// 886+827, 128x6 826+845, 256x4 953+961, 512x4 1040+891; session 9, with the paced look-back
+/// (two runs): 128x8 640 / 641 / 640 / 639 + 670 / 673 / 670 / 668, 160x8 623 + 613, **192x8
+/// 629 / 638 / 636 + 608 / 608 / 611**, 224x8 696 + 662, 256x8 696 + 659, 288x8 710 + 601,
+/// 320x8 682 + 594. 192 is the best shared shape: u64 -9%, u32 unchanged.
+pub const SCAN_LB_THREADS: u32 = 192;
 pub const SCAN_LB_VECS: u32 = 8;
 /// Decoupled look-back scan: windows of 32 predecessors each lane of the look-back warp loads
 /// per step (all in flight at once). With the paced look-back below one window pays best
