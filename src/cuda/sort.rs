@@ -21,8 +21,9 @@ use crate::tuning::cuda::{
     OnesweepShape, CLUSTER_SORT_BLOCKS, CLUSTER_SORT_ITEMS, CLUSTER_SORT_THREADS,
     ELEMENTWISE_THREADS, ONESWEEP_FUSED_ITEMS, ONESWEEP_FUSED_MAX, ONESWEEP_HIST_LANES_PASSES,
     ONESWEEP_HIST_LANES_THREADS, ONESWEEP_LOOKBACK, ONESWEEP_RADIX_BITS, ONESWEEP_RANK_BALLOT,
-    ONESWEEP_SKIP_MIN, ONESWEEP_THREADS, RANK_SORT_THREADS, THREE_PHASE_DIGIT_BITS,
-    THREE_PHASE_DIGIT_WIDTHS, THREE_PHASE_ITEMS, THREE_PHASE_THREADS, THREE_PHASE_TILE,
+    ONESWEEP_SKIP_MIN, ONESWEEP_THREADS, RANK_SORT_THREADS, SM90_SHARED_PER_BLOCK_OPTIN,
+    THREE_PHASE_DIGIT_BITS, THREE_PHASE_DIGIT_WIDTHS, THREE_PHASE_ITEMS, THREE_PHASE_THREADS,
+    THREE_PHASE_TILE,
 };
 
 /// KEY_BITS and KEY_KIND of a key type, or why the GPU cannot sort it.
@@ -195,8 +196,8 @@ pub fn all_sort_specs() -> Vec<ModuleSpec> {
                             items,
                             blocks: CLUSTER_SORT_BLOCKS,
                         };
-                        // Only shapes that fit an sm_90 block's 227 KiB of shared memory.
-                        if shape.shared_bytes(d.size() as u32, vb) <= 232_448 {
+                        // Only shapes that fit an sm_90 block's shared memory.
+                        if shape.shared_bytes(d.size() as u32, vb) <= SM90_SHARED_PER_BLOCK_OPTIN {
                             if let Ok(s) = cluster_spec(d, vb, shape) {
                                 v.push(s);
                             }

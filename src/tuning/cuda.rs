@@ -47,6 +47,10 @@ pub const HIST_CHUNK: u64 = 1 << 31;
 pub const ONESWEEP_HIST_LANES_THREADS: u32 = 1024;
 pub const ONESWEEP_HIST_LANES_PASSES: u32 = 4;
 
+/// The shared memory an sm_90 block may opt in to (227 KiB; 228 KiB per SM): the limit the
+/// kernel compile check holds the shared-memory-sized shapes to.
+pub const SM90_SHARED_PER_BLOCK_OPTIN: u32 = 227 * 1024;
+
 /// Onesweep sort: threads per block (one per digit for the look-back needs >= 2^RADIX_BITS).
 pub const ONESWEEP_THREADS: u32 = 256;
 /// Onesweep sort: bits per digit pass (8: 4 passes for 32-bit keys, 256 warp counters).
@@ -631,7 +635,10 @@ mod tests {
                 assert!(onesweep_narrow_shape(kb, vb).shared_bytes(kb, vb) <= 48 * 1024);
                 let d = onesweep_default_shape(kb, vb);
                 assert!(d.threads >= 1 << ONESWEEP_RADIX_BITS && d.threads % 32 == 0);
-                assert!(d.shared_bytes(kb, vb) <= 227 * 1024, "{kb}/{vb}: {d:?}");
+                assert!(
+                    d.shared_bytes(kb, vb) <= SM90_SHARED_PER_BLOCK_OPTIN,
+                    "{kb}/{vb}: {d:?}"
+                );
             }
         }
         // Pairs of 4 + 4 bytes: the wide tile on an H200 (227 KiB per block, 228 KiB per SM),
@@ -640,7 +647,7 @@ mod tests {
         // wide tile on an H200, the narrow one where 3 blocks do not fit an SM (sm_86: 100 KiB).
         assert_eq!(onesweep_default_shape(4, 4), ONESWEEP_WIDE_PAIRS_SHAPE);
         if std::env::var_os("HISTOSORT_ONESWEEP_SHAPE").is_none() {
-            let h200 = (227 * 1024, 228 * 1024);
+            let h200 = (SM90_SHARED_PER_BLOCK_OPTIN, 228 * 1024);
             for (kb, vb, (optin, per_sm), want) in [
                 (4, 4, h200, ONESWEEP_WIDE_PAIRS_SHAPE),
                 (4, 4, (64 * 1024, 64 * 1024), onesweep_narrow_shape(4, 4)),
