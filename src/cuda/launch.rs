@@ -96,14 +96,6 @@ impl CudaBackend {
         shared_bytes: u32,
         args: &[KArg],
     ) -> Result<()> {
-        let mut attr = cluster_attribute(grid);
-        let cfg = cluster_config(
-            grid,
-            block,
-            shared_bytes,
-            self.stream.cu_stream(),
-            &mut attr,
-        );
         let mut params: Vec<*mut std::ffi::c_void> = args.iter().map(arg_ptr).collect();
         let err = |e| {
             driver_err(
@@ -112,17 +104,19 @@ impl CudaBackend {
             )
         };
         self.stream.context().bind_to_thread().map_err(err)?;
-        // SAFETY: `params` points at the arguments, which outlive the call (the driver copies
-        // them); their list matches the kernel's as for `launch`; `cfg.attrs` points at
-        // `attr`, alive for the call.
-        unsafe {
-            sys::cuLaunchKernelEx(
-                &cfg,
-                f.cu_function(),
-                params.as_mut_ptr(),
-                std::ptr::null_mut(),
-            )
-        }
+        with_cluster_config(grid, block, shared_bytes, self.stream.cu_stream(), |cfg| {
+            // SAFETY: `params` points at the arguments, which outlive the call (the driver
+            // copies them); their list matches the kernel's as for `launch`; `cfg` and its
+            // attribute are alive for the call.
+            unsafe {
+                sys::cuLaunchKernelEx(
+                    cfg,
+                    f.cu_function(),
+                    params.as_mut_ptr(),
+                    std::ptr::null_mut(),
+                )
+            }
+        })
         .result()
         .map_err(err)
     }
@@ -136,37 +130,32 @@ impl CudaBackend {
         block: u32,
         shared_bytes: u32,
     ) -> Result<u32> {
-        let mut attr = cluster_attribute(grid);
-        let cfg = cluster_config(
-            grid,
-            block,
-            shared_bytes,
-            self.stream.cu_stream(),
-            &mut attr,
-        );
         let mut count: std::ffi::c_int = 0;
         self.stream
             .context()
             .bind_to_thread()
             .map_err(|e| driver_err("cuCtxSetCurrent", e))?;
-        // SAFETY: `cfg` and `attr` are alive for the call, which only writes `count`.
-        unsafe { sys::cuOccupancyMaxActiveClusters(&mut count, f.cu_function(), &cfg) }
-            .result()
-            .map_err(|e| driver_err("cuOccupancyMaxActiveClusters", e))?;
+        with_cluster_config(grid, block, shared_bytes, self.stream.cu_stream(), |cfg| {
+            // SAFETY: `cfg` and its attribute are alive for the call, which only writes `count`.
+            unsafe { sys::cuOccupancyMaxActiveClusters(&mut count, f.cu_function(), cfg) }
+        })
+        .result()
+        .map_err(|e| driver_err("cuOccupancyMaxActiveClusters", e))?;
         Ok(count.max(0) as u32)
     }
 }
 
-/// A launch of `grid` blocks with the one attribute `attr` (which must outlive the config's
-/// use).
-fn cluster_config(
+/// Calls `use_cfg` with the config of a launch of `grid` blocks as one cluster. The config
+/// points at its cluster attribute, which lives here, so no config outlives its attribute.
+fn with_cluster_config<R>(
     grid: u32,
     block: u32,
     shared_bytes: u32,
     stream: sys::CUstream,
-    attr: &mut sys::CUlaunchAttribute,
-) -> sys::CUlaunchConfig {
-    sys::CUlaunchConfig {
+    use_cfg: impl FnOnce(&sys::CUlaunchConfig) -> R,
+) -> R {
+    let mut attr = cluster_attribute(grid);
+    let cfg = sys::CUlaunchConfig {
         gridDimX: grid.max(1),
         gridDimY: 1,
         gridDimZ: 1,
@@ -175,9 +164,10 @@ fn cluster_config(
         blockDimZ: 1,
         sharedMemBytes: shared_bytes,
         hStream: stream,
-        attrs: attr,
+        attrs: &mut attr,
         numAttrs: 1,
-    }
+    };
+    use_cfg(&cfg)
 }
 
 fn cluster_attribute(blocks: u32) -> sys::CUlaunchAttribute {
