@@ -57,13 +57,27 @@
 typedef SCAN_T scan_t;
 static_assert(sizeof(scan_t) == SCAN_T_BYTES, "SCAN_T_BYTES is the size of SCAN_T");
 static_assert(SCAN_T_BYTES == 4 || SCAN_T_BYTES == 8, "4- or 8-byte elements");
-static_assert(VECS >= 1 && VECS <= 8, "1 to 8 vectors per thread");
-static_assert(THREADS * VECS * 16 <= 48 * 1024, "the staged tile fits in static shared memory");
+static_assert(VECS >= 1 && VECS <= 16, "1 to 16 vectors per thread");
 static_assert(LB_WINDOWS >= 1 && LB_WINDOWS <= 8, "1 to 8 look-back windows per step");
+
+#ifdef PIPE_STAGES
+// The pipelined kernel (below): PIPE_CONSUMERS threads scan, one warp looks back, one loads.
+#ifndef PIPE_CONSUMERS
+#error "PIPE_CONSUMERS (the scanning threads of the pipelined kernel) must be defined"
+#endif
+static_assert(THREADS == PIPE_CONSUMERS + 2 * WARP_THREADS,
+              "the pipelined kernel: consumers, a look-back warp and a load warp");
+static_assert(PIPE_STAGES >= 2 && PIPE_STAGES <= 16, "2 to 16 stages");
+#define TILE_THREADS PIPE_CONSUMERS
+#else
+static_assert(THREADS * VECS * 16 + 512 <= 48 * 1024,
+              "the staged tile and the other shared variables fit in static shared memory");
+#define TILE_THREADS THREADS
+#endif
 
 #define VEC_ITEMS (16 / (int)sizeof(scan_t))
 #define WARP_VECS (VECS * WARP_THREADS)
-#define TILE_VECS (THREADS * VECS)
+#define TILE_VECS (TILE_THREADS * VECS)
 #define TILE_ITEMS (TILE_VECS * VEC_ITEMS)
 
 #define ST_INVALID 0u
@@ -208,6 +222,7 @@ __device__ __forceinline__ scan_t look_back(const Status &st, u32 tile) {
     }
 }
 
+#ifndef PIPE_STAGES
 // `in` and `out` may be the same buffer (each block reads its whole tile before it writes it).
 // `shift`: elements between the 16-byte boundary below `in` and `in`; the tiles cover the
 // virtual index range [0, n + shift) from that boundary, so every full tile is aligned.
@@ -357,3 +372,332 @@ scan_lookback(const scan_t *in, scan_t *out, u64 n, u32 shift, u8 *scratch, u32 
         }
     }
 }
+#endif  // !PIPE_STAGES
+
+#ifdef PIPE_STAGES
+// ---------------------------------------------------------------------------------------------
+// The pipelined look-back scan (sm_90: bulk copies and transaction barriers). Persistent
+// blocks, each with three roles, so that loading, scanning and looking back overlap:
+//   - the load warp (one lane) takes tile ids from the atomic counter, in order, and copies
+//     each tile into the next of PIPE_STAGES shared-memory stages with one bulk copy
+//     (cp.async.bulk, completing on the stage's `full` barrier), up to PIPE_STAGES tiles ahead;
+//   - the consumer threads (PIPE_CONSUMERS) reduce tile k+1 and publish its aggregate
+//     before they finish tile k, so every aggregate is out as soon as its data has arrived;
+//     they finish a tile (add its exclusive prefix, store) once the look-back warp hands them
+//     the prefix, then release its stage (`empty` barrier);
+//   - the look-back warp walks back for the block's tiles in order and publishes each
+//     inclusive prefix.
+// A block's tiles come from the counter in increasing order, and every tile id is drawn by a
+// running block, so the lowest unfinished tile can always finish: its predecessors are done,
+// its data is in flight or arrived, and its block's look-back warp has no earlier tile left.
+// The grid need not be resident all at once.
+//
+// Hand-offs between the consumers and the look-back warp go through shared memory slots and
+// transaction barriers, two of each by tile parity (a side runs at most one tile ahead of the
+// other): consumer thread 0 writes a tile's id and aggregate and arrives on `agg_bar` (count
+// 1: its own release covers its own writes); lane 0 of the look-back warp reads them, and
+// later writes the prefix and arrives on `prefix_bar`, which every consumer waits on. Only
+// these two threads touch the slots, so each hand-off is ordered by the arriving thread's
+// release and the waiting threads' acquire (no reliance on a barrier's ordering of other
+// threads' accesses). Named barrier 1 is the consumers' own block scan. Statuses, epochs and
+// the look-back itself are the ones of the kernel above. The host launches this kernel only
+// when `in` and `out` are 16-byte aligned.
+
+#define CONSUMER_WARPS (PIPE_CONSUMERS / WARP_THREADS)
+#define TILE_BYTES (TILE_VECS * 16)
+#define BAR_SCAN 1
+#define NO_TILE 0xffffffffu
+static_assert(PIPE_CONSUMERS % WARP_THREADS == 0 && CONSUMER_WARPS >= 1, "whole warps");
+
+#if __CUDA_ARCH__ >= 900
+__device__ __forceinline__ u32 smem_addr(const void *p) {
+    return (u32)__cvta_generic_to_shared(p);
+}
+__device__ __forceinline__ void mbar_init(u64 *bar, u32 count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count)
+                 : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(u64 *bar) {
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar)) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive_tx(u64 *bar, u32 bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)),
+                 "r"(bytes)
+                 : "memory");
+}
+// Waits for the completion of the barrier's phase of parity `parity`.
+__device__ __forceinline__ void mbar_wait(u64 *bar, u32 parity) {
+    u32 done;
+    do {
+        asm volatile(
+            "{\n\t.reg .pred p;\n\t"
+            "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
+            "selp.u32 %0, 1, 0, p;\n\t}"
+            : "=r"(done)
+            : "r"(smem_addr(bar)), "r"(parity)
+            : "memory");
+    } while (!done);
+}
+__device__ __forceinline__ void bulk_load(void *dst, const void *src, u32 bytes, u64 *bar) {
+    asm volatile(
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::
+            "r"(smem_addr(dst)),
+        "l"(src), "r"(bytes), "r"(smem_addr(bar))
+        : "memory");
+}
+__device__ __forceinline__ void bar_sync(u32 id, u32 count) {
+    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(count) : "memory");
+}
+
+// A consumer thread's part of one tile between its reduction and its finish.
+struct TilePart {
+    scan_t exc[VECS];    // exclusive prefix of each of its vectors within the warp
+    scan_t warp_prefix;  // the warp's exclusive prefix within the tile
+    u32 tile, stage, valid;
+};
+
+struct PipeShared {
+    u64 full[PIPE_STAGES];
+    u64 empty[PIPE_STAGES];
+    u64 agg_bar[2], prefix_bar[2];
+    u32 stage_tile[PIPE_STAGES];
+    scan_t warp_sum[2][CONSUMER_WARPS];
+    scan_t agg[2], prefix[2];
+    u32 agg_tile[2];
+};
+
+// Reduces the tile in `stage` (id `tile`, `valid` elements): the thread's vector prefixes,
+// the warp's prefix and the tile's aggregate; consumer thread 0 publishes the aggregate (the
+// inclusive sum for tile 0) and hands it to the look-back warp.
+__device__ __forceinline__ void pipe_reduce(PipeShared &sh, uint4 *stage, const scan_t *in,
+                                            const Status &st, u32 tile, u32 s, u32 valid,
+                                            u32 par, TilePart &part) {
+    const u32 lane = lane_id(), warp = warp_id();
+    uint4 *mine = stage + warp * WARP_VECS + lane;
+    const bool full = valid == TILE_ITEMS;
+    scan_t inc[VECS];
+#pragma unroll
+    for (int j = 0; j < VECS; j++) {
+        Vec x;
+        x.v = mine[j * WARP_THREADS];
+        if (!full) {
+            // The last tile: the bulk copy brought the whole vectors; the elements after them
+            // come from global memory and the rest of the tile counts as zero. The fixed
+            // vector goes back to the stage for the finish (this stage is never reused: no
+            // tile follows the last one).
+            const u32 copied = valid & ~(u32)(VEC_ITEMS - 1);
+#pragma unroll
+            for (int e = 0; e < VEC_ITEMS; e++) {
+                const u32 i = ((warp * WARP_VECS + j * WARP_THREADS + lane) * VEC_ITEMS) + e;
+                if (i >= valid)
+                    x.e[e] = scan_t(0);
+                else if (i >= copied)
+                    x.e[e] = in[(u64)tile * TILE_ITEMS + i];
+            }
+            mine[j * WARP_THREADS] = x.v;
+        }
+        scan_t sum = x.e[0];
+#pragma unroll
+        for (int e = 1; e < VEC_ITEMS; e++) sum = sum + x.e[e];
+        inc[j] = sum;
+    }
+#pragma unroll
+    for (int off = 1; off < WARP_THREADS; off <<= 1) {
+#pragma unroll
+        for (int j = 0; j < VECS; j++) {
+            scan_t y = __shfl_up_sync(FULL_MASK, inc[j], off);
+            if (lane >= (u32)off) inc[j] = inc[j] + y;
+        }
+    }
+    scan_t run = scan_t(0);
+#pragma unroll
+    for (int j = 0; j < VECS; j++) {
+        scan_t up = __shfl_up_sync(FULL_MASK, inc[j], 1);
+        scan_t total = __shfl_sync(FULL_MASK, inc[j], WARP_THREADS - 1);
+        part.exc[j] = lane == 0 ? run : run + up;
+        run = run + total;
+    }
+    if (lane == 0) sh.warp_sum[par][warp] = run;
+    bar_sync(BAR_SCAN, PIPE_CONSUMERS);
+    scan_t warp_prefix = scan_t(0), aggregate = scan_t(0);
+#pragma unroll
+    for (int w = 0; w < CONSUMER_WARPS; w++) {
+        if (w == (int)warp) warp_prefix = aggregate;
+        aggregate = aggregate + sh.warp_sum[par][w];
+    }
+    part.warp_prefix = warp_prefix;
+    part.tile = tile;
+    part.stage = s;
+    part.valid = valid;
+    if (threadIdx.x == 0) {
+        st.publish(tile, tile == 0 ? ST_INCLUSIVE : ST_AGGREGATE, aggregate);
+        sh.agg[par] = aggregate;
+        sh.agg_tile[par] = tile;
+        mbar_arrive(&sh.agg_bar[par]);
+    }
+}
+
+// Consumer thread 0: tells the look-back warp that the block has no tile `k` (slot `par`).
+__device__ __forceinline__ void pipe_no_more(PipeShared &sh, u32 par) {
+    if (threadIdx.x == 0) {
+        sh.agg_tile[par] = NO_TILE;
+        mbar_arrive(&sh.agg_bar[par]);
+    }
+}
+
+// Adds the prefix of the block's tile `k` (from the look-back warp) and stores; releases the
+// stage.
+__device__ __forceinline__ void pipe_finish(PipeShared &sh, uint4 *stage, scan_t *out,
+                                            const TilePart &part, u32 k, u32 inclusive) {
+    const u32 lane = lane_id(), warp = warp_id();
+    const u32 par = k & 1;
+    mbar_wait(&sh.prefix_bar[par], (k >> 1) & 1);  // slot par's (k / 2)-th use
+    const scan_t base = sh.prefix[par] + part.warp_prefix;
+    const uint4 *mine = stage + warp * WARP_VECS + lane;
+    uint4 *dst = (uint4 *)out + (u64)part.tile * TILE_VECS + warp * WARP_VECS + lane;
+    const bool full = part.valid == TILE_ITEMS;
+#pragma unroll
+    for (int j = 0; j < VECS; j++) {
+        Vec x;
+        x.v = mine[j * WARP_THREADS];
+        scan_t r = base + part.exc[j];
+#pragma unroll
+        for (int e = 0; e < VEC_ITEMS; e++) {
+            scan_t before = r;
+            r = r + x.e[e];
+            x.e[e] = inclusive ? r : before;
+        }
+        if (full) {
+#if STORE_STREAMING
+            __stcs(dst + j * WARP_THREADS, x.v);
+#else
+            dst[j * WARP_THREADS] = x.v;
+#endif
+        } else {
+#pragma unroll
+            for (int e = 0; e < VEC_ITEMS; e++) {
+                const u32 i = ((warp * WARP_VECS + j * WARP_THREADS + lane) * VEC_ITEMS) + e;
+                if (i < part.valid) out[(u64)part.tile * TILE_ITEMS + i] = x.e[e];
+            }
+        }
+    }
+    __syncwarp();
+    if (lane == 0) mbar_arrive(&sh.empty[part.stage]);
+}
+
+#if MIN_BLOCKS > 0
+#define PIPE_BOUNDS __launch_bounds__(THREADS, MIN_BLOCKS)
+#else
+#define PIPE_BOUNDS __launch_bounds__(THREADS)
+#endif
+// `in` and `out` 16-byte aligned (they may be equal: a tile is in shared memory before any of
+// it is written). `tiles` = ceil(n / TILE_ITEMS).
+extern "C" __global__ void PIPE_BOUNDS
+scan_pipelined(const scan_t *in, scan_t *out, u64 n, u32 tiles, u8 *scratch, u32 cap, u32 epoch,
+               u32 inclusive) {
+    extern __shared__ __align__(128) uint4 s_stages[];  // PIPE_STAGES x TILE_VECS
+    __shared__ PipeShared sh;
+    const Status st{scratch, cap, epoch};
+    const u32 lane = lane_id(), warp = warp_id();
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < PIPE_STAGES; s++) {
+            mbar_init(&sh.full[s], 1);
+            mbar_init(&sh.empty[s], CONSUMER_WARPS);
+        }
+        for (int p = 0; p < 2; p++) {
+            mbar_init(&sh.agg_bar[p], 1);
+            mbar_init(&sh.prefix_bar[p], 1);
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    __syncthreads();
+
+    if (warp == CONSUMER_WARPS + 1) {
+        // The load warp: one lane draws tile ids and issues the bulk copies.
+        if (lane != 0) return;
+        const u32 last_draw = tiles + gridDim.x - 1;  // every block draws one id past the end
+        for (u32 k = 0;; k++) {
+            const u32 s = k % PIPE_STAGES;
+            if (k >= PIPE_STAGES) mbar_wait(&sh.empty[s], ((k / PIPE_STAGES) & 1) ^ 1);
+            const u32 t = atomicAdd(st.counter(), 1u);
+            if (t == last_draw) atomicExch(st.counter(), 0u);  // every block has drawn its last
+            if (t >= tiles) {
+                sh.stage_tile[s] = NO_TILE;
+                mbar_arrive(&sh.full[s]);
+                return;
+            }
+            sh.stage_tile[s] = t;
+            const u64 first = (u64)t * TILE_ITEMS;
+            const u64 valid = min((u64)TILE_ITEMS, n - first);
+            const u32 bytes = (u32)(valid / VEC_ITEMS) * 16;
+            mbar_arrive_tx(&sh.full[s], bytes);
+            if (bytes) bulk_load(s_stages + (u64)s * TILE_VECS, in + first, bytes, &sh.full[s]);
+        }
+    }
+
+    if (warp == CONSUMER_WARPS) {
+        // The look-back warp: the block's tiles in order.
+        for (u32 k = 0;; k++) {
+            const u32 par = k & 1;
+            // Lane 0 alone reads the slots (and later writes the prefix).
+            u32 t = 0;
+            scan_t aggregate = scan_t(0);
+            if (lane == 0) {
+                mbar_wait(&sh.agg_bar[par], (k >> 1) & 1);
+                t = sh.agg_tile[par];
+                aggregate = sh.agg[par];
+            }
+            t = __shfl_sync(FULL_MASK, t, 0);
+            if (t == NO_TILE) return;
+            scan_t prefix = scan_t(0);
+            if (t > 0) {
+#if LB_DELAY_FIRST > 0
+                if (tiles >= 500) __nanosleep(LB_DELAY_FIRST);
+#endif
+                prefix = look_back(st, t);
+                if (lane == 0) st.publish(t, ST_INCLUSIVE, prefix + aggregate);
+            }
+            if (lane == 0) {
+                sh.prefix[par] = prefix;
+                mbar_arrive(&sh.prefix_bar[par]);
+            }
+        }
+    }
+
+    // Consumers.
+    TilePart cur, next;
+    u32 k = 0;
+    {
+        mbar_wait(&sh.full[0], 0);
+        const u32 t = sh.stage_tile[0];
+        if (t == NO_TILE) {
+            pipe_no_more(sh, 0);
+            return;
+        }
+        const u32 valid = (u32)min((u64)TILE_ITEMS, n - (u64)t * TILE_ITEMS);
+        pipe_reduce(sh, s_stages, in, st, t, 0, valid, 0, cur);
+    }
+    for (;; k++) {
+        const u32 s1 = (k + 1) % PIPE_STAGES, par1 = (k + 1) & 1;
+        mbar_wait(&sh.full[s1], ((k + 1) / PIPE_STAGES) & 1);
+        const u32 t1 = sh.stage_tile[s1];
+        const bool more = t1 != NO_TILE;
+        if (more) {
+            const u32 valid = (u32)min((u64)TILE_ITEMS, n - (u64)t1 * TILE_ITEMS);
+            pipe_reduce(sh, s_stages + (u64)s1 * TILE_VECS, in, st, t1, s1, valid, par1, next);
+        } else {
+            pipe_no_more(sh, par1);
+        }
+        pipe_finish(sh, s_stages + (u64)cur.stage * TILE_VECS, out, cur, k, inclusive);
+        if (!more) return;
+        cur = next;
+    }
+}
+#else
+// Before sm_90 (no bulk copies): the module compiles, and the host never launches this.
+extern "C" __global__ void scan_pipelined(const scan_t *, scan_t *, u64, u32, u8 *, u32, u32,
+                                          u32) {
+    __trap();
+}
+#endif  // __CUDA_ARCH__ >= 900
+#endif  // PIPE_STAGES

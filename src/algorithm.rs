@@ -111,8 +111,13 @@ named_enum! {
         ReduceThenScan => "reduce-then-scan",
         /// CUDA backend: single pass (each element read and written once) with a decoupled
         /// look-back over the predecessors' tile statuses (Merrill & Garland 2016). The CUDA
-        /// default.
+        /// default before sm_90, and for data that is not 16-byte aligned.
         DecoupledLookback => "decoupled-lookback",
+        /// CUDA backend, sm_90 and later, 16-byte aligned data: the same single pass in
+        /// persistent blocks where one warp loads tiles by bulk copy into a ring of shared-memory
+        /// stages, the scanning threads publish a tile's aggregate before they finish the tile
+        /// before it, and one warp looks back. The CUDA default where it runs.
+        Pipelined => "pipelined",
     }
 }
 

@@ -815,6 +815,145 @@ fn lookback_scan_misaligned_in_place_and_epochs() {
         .is_err());
 }
 
+/// The pipelined look-back scan (sm_90 and later): sizes around its tile, grids that reuse
+/// every stage of the ring many times, in place, both kinds, every element type, the epoch
+/// wrap; misaligned addresses are refused with a reason, and `auto` still scans them.
+#[test]
+fn pipelined_scan_tiles_in_place_and_epochs() {
+    use histosort::tuning::cuda::scan_pipe_shape;
+    use histosort::ScanElem;
+
+    fn check<T: ScanElem + std::fmt::Debug>(g: &CudaBackend, host: &[T], what: &str) {
+        let size = std::mem::size_of::<T>();
+        let n = host.len();
+        let scratch = g.lookback_scratch(n as u64, size).unwrap();
+        let out = DeviceBuffer::<T>::alloc(g, n).unwrap();
+        for kind in [ScanKind::Inclusive, ScanKind::Exclusive] {
+            let inclusive = kind == ScanKind::Inclusive;
+            let want = reference::scan(host, kind);
+            let din = DeviceBuffer::upload(g, host).unwrap();
+            // Poisoned output: every element must be written.
+            let poison = vec![bytemuck::pod_read_unaligned::<T>(&[0xa5u8; 16][..size]); n];
+            let mut out_p = DeviceBuffer::<T>::alloc(g, n).unwrap();
+            out_p.copy_from_host(g, &poison).unwrap();
+            let (ip, op) = (din.device_ptr(g), out_p.device_ptr(g));
+            g.enqueue_scan_pipelined(T::DTYPE, ip, op, n as u64, inclusive, &scratch)
+                .unwrap();
+            assert_eq!(out_p.download(g).unwrap(), want, "{what} {kind}");
+            g.enqueue_scan_pipelined(T::DTYPE, ip, ip, n as u64, inclusive, &scratch)
+                .unwrap();
+            assert_eq!(din.download(g).unwrap(), want, "{what} {kind} in place");
+        }
+        // The epoch wrap: the first launch's statuses are still in the scratch.
+        let other: Vec<T> = host.iter().rev().copied().collect();
+        let want = reference::scan(&other, ScanKind::Exclusive);
+        let din = DeviceBuffer::upload(g, &other).unwrap();
+        scratch.set_last_epoch(u32::MAX);
+        for round in 0..3 {
+            g.enqueue_scan_pipelined(
+                T::DTYPE,
+                din.device_ptr(g),
+                out.device_ptr(g),
+                n as u64,
+                false,
+                &scratch,
+            )
+            .unwrap();
+            assert_eq!(
+                out.download(g).unwrap(),
+                want,
+                "{what} epoch wrap, round {round}"
+            );
+        }
+    }
+
+    let Some(e) = gpu() else { return };
+    let g: &CudaBackend = e.cuda().unwrap();
+    if g.info().compute_capability.0 < 9 {
+        let d = DeviceBuffer::<u32>::alloc(g, 64).unwrap();
+        let s = g.lookback_scratch(64, 4).unwrap();
+        let p = d.device_ptr(g);
+        let err = g
+            .enqueue_scan_pipelined(histosort::DType::U32, p, p, 64, true, &s)
+            .unwrap_err();
+        assert!(err.to_string().contains("sm_90"), "{err}");
+        return;
+    }
+    let tile = scan_pipe_shape().tile(4) as usize;
+    for n in [
+        1usize,
+        5,
+        tile - 1,
+        tile,
+        tile + 1,
+        tile * 3 + 7,
+        size(tile * 300 + 11),
+        size(tile * 2000 + 3),
+    ] {
+        let v32: Vec<u32> = random_bits(n, n as u64)
+            .into_iter()
+            .map(|x| x as u32)
+            .collect();
+        check(g, &v32, &format!("u32 n={n}"));
+        let v64: Vec<u64> = random_bits(n, n as u64 + 1);
+        check(g, &v64, &format!("u64 n={n}"));
+        let vi: Vec<i64> = random_bits(n, 7)
+            .into_iter()
+            .map(|x| (x % 2001) as i64 - 1000)
+            .collect();
+        check(g, &vi, &format!("i64 n={n}"));
+        // Small integers: every float partial sum is exact, whatever the association.
+        let vf: Vec<f32> = random_bits(n, 8)
+            .into_iter()
+            .map(|x| (x % 17) as f32 - 8.0)
+            .collect();
+        check(g, &vf, &format!("f32 n={n}"));
+    }
+    // Misaligned: the pipelined kernel refuses, `auto` and the explicit variant through the
+    // engine say so or scan.
+    let d = DeviceBuffer::<u32>::alloc(g, 1000).unwrap();
+    let s = g.lookback_scratch(1000, 4).unwrap();
+    let p = d.device_ptr(g) + 4;
+    let err = g
+        .enqueue_scan_pipelined(histosort::DType::U32, p, p, 999, true, &s)
+        .unwrap_err();
+    assert!(err.to_string().contains("aligned"), "{err}");
+    let host: Vec<u32> = (0..999u32)
+        .map(|i| i.wrapping_mul(2654435761) >> 8)
+        .collect();
+    let mut staged = vec![0u32; 1000];
+    staged[1..].copy_from_slice(&host);
+    let din = DeviceBuffer::upload(g, &staged).unwrap();
+    let ip = din.device_ptr(g) + 4;
+    g.enqueue_scan_lookback_any(
+        histosort::DType::U32,
+        histosort::ScanAlgorithm::Auto,
+        ip,
+        ip,
+        999,
+        true,
+        &s,
+    )
+    .unwrap();
+    assert_eq!(
+        &din.download(g).unwrap()[1..],
+        &reference::scan(&host, ScanKind::Inclusive)[..],
+        "auto, misaligned in place"
+    );
+    // Through the engine, every variant.
+    let want = reference::scan(&host, ScanKind::Exclusive);
+    for a in [
+        histosort::ScanAlgorithm::Auto,
+        histosort::ScanAlgorithm::Pipelined,
+        histosort::ScanAlgorithm::DecoupledLookback,
+    ] {
+        let mut out = vec![7u32; host.len()];
+        e.scan_into(&host, &mut out, ScanKind::Exclusive, a)
+            .unwrap();
+        assert_eq!(out, want, "engine {a}");
+    }
+}
+
 /// The 16-bit and RGBA histograms on data already on the device, at unaligned starts (the
 /// kernels count a ragged head and tail one by one), and the 16-bit histogram in several bin
 /// ranges (what devices with less shared memory run), with counters that wrap within a block.

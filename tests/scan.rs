@@ -20,6 +20,10 @@ fn sizes() -> Vec<usize> {
     for bytes in [4, 8] {
         let t = histosort::tuning::cuda::scan_lb_tile(bytes) as usize;
         v.extend([t - 1, t, t + 1, 2 * t - 1, 2 * t, 2 * t + 1, 37 * t + 5]);
+        // The pipelined kernel's tile (the default on sm_90), and more tiles than its grid
+        // holds stages.
+        let t = histosort::tuning::cuda::scan_pipe_shape().tile(bytes) as usize;
+        v.extend([t - 1, t, t + 1, 2 * t + 1, 1500 * t + 3]);
     }
     // A look-back window of 32 x windows tiles, and one more tile.
     let t = histosort::tuning::cuda::scan_lb_tile(4) as usize;

@@ -8,7 +8,7 @@ use super::stats::speedup;
 use super::table::{self, Table};
 use super::{Method, Run, Suite};
 use crate::algorithm::{HistogramAlgorithm, LaunchMode, ScanAlgorithm, ScanKind, SortAlgorithm};
-use crate::cuda::{driver_err, scan_lookback_spec, scan_spec, CudaBackend, DeviceBuffer};
+use crate::cuda::{driver_err, scan_spec, CudaBackend, DeviceBuffer};
 use crate::error::Result;
 use crate::gen::{self, Distribution};
 use crate::key::RadixKey;
@@ -842,10 +842,14 @@ fn scan(run: &mut Run, b: &CudaBackend) -> Result<()> {
     for (n, ty, kind) in cases {
         let copy = time_copy(run, b, "scan", ty.name(), n as u64, n * ty.bytes(), &m)?;
         let mut recs = Vec::new();
-        for a in [
+        let mut variants = vec![
             ScanAlgorithm::ReduceThenScan,
             ScanAlgorithm::DecoupledLookback,
-        ] {
+        ];
+        if b.info().compute_capability.0 >= 9 {
+            variants.push(ScanAlgorithm::Pipelined);
+        }
+        for a in variants {
             recs.push(scan_case(run, b, n, ty, kind, a, &m)?);
         }
         for x in std::iter::once(&copy).chain(&recs) {
@@ -966,10 +970,9 @@ fn scan_case_typed<T: crate::sample::ScanElem + Sync>(
             Box::new(move |i, o| b.enqueue_scan(&spec, i, o, n as u64, inclusive, &scratch, 0))
         }
         _ => {
-            let spec = scan_lookback_spec(T::DTYPE)?;
             let scratch = b.lookback_scratch(n as u64, size)?;
             Box::new(move |i, o| {
-                b.enqueue_scan_lookback(&spec, i, o, n as u64, inclusive, &scratch)
+                b.enqueue_scan_lookback_any(T::DTYPE, a, i, o, n as u64, inclusive, &scratch)
             })
         }
     };

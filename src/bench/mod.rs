@@ -128,6 +128,8 @@ pub struct Config {
     pub seed: u64,
     /// Skip the CUB peer even when nvcc is found.
     pub no_cub: bool,
+    /// Peers suite: only the cases whose label contains one of these (empty: every case).
+    pub cases: Vec<String>,
     /// The command line, for the record.
     pub command: String,
 }
@@ -148,6 +150,7 @@ impl Default for Config {
             hist_bytes: None,
             seed: 0x5eed_2026,
             no_cub: false,
+            cases: Vec::new(),
             command: String::new(),
         }
     }

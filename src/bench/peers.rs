@@ -269,6 +269,36 @@ pub fn cases(quick: bool, sizes: Option<&[usize]>) -> Vec<PeerCase> {
     v
 }
 
+/// The cases whose label contains one of `patterns` (all of them when there is none); an
+/// error when patterns are given and none matches.
+pub fn select_cases(all: Vec<PeerCase>, patterns: &[String]) -> Result<Vec<PeerCase>> {
+    let patterns: Vec<&str> = patterns
+        .iter()
+        .map(|p| p.trim())
+        .filter(|p| !p.is_empty())
+        .collect();
+    if patterns.is_empty() {
+        return Ok(all);
+    }
+    let mut labels: Vec<String> = all.iter().map(PeerCase::label).collect();
+    let picked: Vec<PeerCase> = all
+        .into_iter()
+        .filter(|c| {
+            let l = c.label();
+            patterns.iter().any(|p| l.contains(p))
+        })
+        .collect();
+    if picked.is_empty() {
+        labels.dedup();
+        return Err(Error::invalid(format!(
+            "--cases {}: no peers case matches; the labels are: {}",
+            patterns.join(","),
+            labels.join("; ")
+        )));
+    }
+    Ok(picked)
+}
+
 /// One line of the CUB program's output.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 pub struct CubLine {
@@ -669,7 +699,10 @@ fn histosort_case(run: &mut Run, b: &CudaBackend, c: &PeerCase) -> Result<Record
 
 /// The peers suite on the GPU.
 pub(crate) fn run_peers(run: &mut Run, b: &CudaBackend) -> Result<()> {
-    let cases = cases(run.cfg.quick, run.cfg.sizes.as_deref());
+    let cases = select_cases(
+        cases(run.cfg.quick, run.cfg.sizes.as_deref()),
+        &run.cfg.cases,
+    )?;
     let mut ours = Vec::new();
     for c in &cases {
         ours.push(histosort_case(run, b, c)?);
@@ -779,6 +812,24 @@ pub(crate) fn run_peers(run: &mut Run, b: &CudaBackend) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn select_cases_filters_by_label() {
+        let all = cases(false, None);
+        let n = all.len();
+        assert_eq!(select_cases(all.clone(), &[]).unwrap().len(), n);
+        assert_eq!(select_cases(all.clone(), &[" ".into()]).unwrap().len(), n);
+        let u64s = select_cases(all.clone(), &["sort-keys u64".into()]).unwrap();
+        assert_eq!(u64s.len(), 2);
+        assert!(u64s
+            .iter()
+            .all(|c| matches!(c, PeerCase::SortKeys { dtype: "u64", .. })));
+        let two = select_cases(all.clone(), &["copy".into(), "f32 even".into()]).unwrap();
+        assert_eq!(two.len(), 4, "{two:?}");
+        let e = select_cases(all, &["nothing-like-this".into()]).unwrap_err();
+        assert!(e.to_string().contains("no peers case matches"), "{e}");
+        assert!(e.to_string().contains("exclusive-sum u32"), "{e}");
+    }
 
     const SAMPLE: &str = r#"{"info":true,"device":"NVIDIA H200","cub_version":300000,"cuda_runtime":13000,"warmups":3,"samples":4}
 nvcc warning : something unrelated

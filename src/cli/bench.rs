@@ -46,6 +46,10 @@ pub struct BenchArgs {
     /// Do not build or run the CUB peer.
     #[arg(long)]
     pub no_cub: bool,
+    /// Peers suite: run only the cases whose label contains one of these comma-separated
+    /// patterns (`--cases "sort-keys u64,f32 even"`; labels as printed in the table).
+    #[arg(long, value_delimiter = ',', value_name = "PATTERNS")]
+    pub cases: Vec<String>,
 }
 
 pub fn run(args: BenchArgs, g: &Global) -> CliResult {
@@ -72,6 +76,7 @@ pub fn run(args: BenchArgs, g: &Global) -> CliResult {
         hist_bytes: args.hist_bytes,
         seed: args.seed.unwrap_or(defaults.seed),
         no_cub: args.no_cub,
+        cases: args.cases,
         command: std::env::args().collect::<Vec<_>>().join(" "),
     };
     bench::run(&cfg)?;

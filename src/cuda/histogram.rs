@@ -7,8 +7,9 @@ use crate::error::{Error, Result};
 use crate::key::DType;
 use crate::sample::Sample;
 use crate::tuning::cuda::{
-    HIST16_MIN_SAMPLES_PER_BLOCK, HIST16_THREADS, HIST16_VECS, HIST_BINS_COPIES_BYTES,
-    HIST_CHANNELS_THREADS, HIST_CHUNK, HIST_SHARED_BYTES, HIST_THREADS,
+    hist_bins_threads, HIST16_MIN_SAMPLES_PER_BLOCK, HIST16_THREADS, HIST16_VECS,
+    HIST_BINS_COPIES_BYTES, HIST_BINS_PIPELINE, HIST_CHANNELS_THREADS, HIST_CHUNK,
+    HIST_SHARED_BYTES, HIST_THREADS,
 };
 
 pub(crate) fn u8_spec() -> ModuleSpec {
@@ -72,7 +73,8 @@ pub(crate) fn bins_spec(d: DType) -> Result<ModuleSpec> {
         }
     };
     Ok(ModuleSpec::new(KernelFile::HistogramBins)
-        .define("THREADS", HIST_THREADS)
+        .define("THREADS", hist_bins_threads())
+        .define("BINS_PIPELINE", HIST_BINS_PIPELINE)
         .define("SAMPLE_T", t)
         .define("SAMPLE_FLOAT", float)
         .define("SAMPLE_DOUBLE", double))
@@ -261,14 +263,11 @@ impl CudaBackend {
             )));
         }
         let f = self.function(spec, name)?;
-        self.launch(
-            &f,
-            name,
-            self.grid_stride_blocks(n.div_ceil(4), HIST_THREADS),
-            HIST_THREADS,
-            shared as u32,
-            args,
-        )
+        // As many blocks as fill the SMs' thread slots, fewer when there is little to do.
+        let threads = hist_bins_threads();
+        let cap = self.info.sm_count.max(1) as u64 * (2048 / threads).max(1) as u64;
+        let grid = n.div_ceil(4 * threads as u64).clamp(1, cap) as u32;
+        self.launch(&f, name, grid, threads, shared as u32, args)
     }
 
     /// Enqueues (without waiting) the even-bin histogram of `n` samples of `T` at `data` (any

@@ -19,7 +19,7 @@ use cudarc::driver::{
 
 pub use compile::{KernelFile, ModuleSpec, Target};
 pub use launch::DeviceBuffer;
-pub use scan::{scan_lookback_spec, scan_spec, LookbackScratch, ScanScratch};
+pub use scan::{scan_lookback_spec, scan_pipelined_spec, scan_spec, LookbackScratch, ScanScratch};
 pub use sort::SortPlan;
 
 use crate::error::{Error, Result};
@@ -291,6 +291,9 @@ pub fn all_module_specs() -> Vec<ModuleSpec> {
             v.push(s);
         }
         if let Ok(s) = scan::scan_lookback_spec(d) {
+            v.push(s);
+        }
+        if let Ok(s) = scan::scan_pipelined_spec(d) {
             v.push(s);
         }
         if let Ok(s) = histogram::bins_spec(d) {

@@ -1,5 +1,6 @@
-//! Device-wide prefix sums: the single-pass decoupled look-back scan (kernels/scan_lookback.cu,
-//! the default) and reduce-then-scan (kernels/scan.cu; the sort's histogram scan uses it, since
+//! Device-wide prefix sums: the single-pass decoupled look-back scan (kernels/scan_lookback.cu;
+//! the default is its pipelined kernel on sm_90 and later, the classic one elsewhere) and
+//! reduce-then-scan (kernels/scan.cu; the sort's histogram scan uses it, since
 //! its fixed launch sequence is captured into graphs and the look-back's epochs change per
 //! launch).
 
@@ -14,8 +15,8 @@ use crate::error::{Error, Result};
 use crate::key::DType;
 use crate::sample::ScanElem;
 use crate::tuning::cuda::{
-    scan_lb_shape, scan_lb_tile, SCAN_ITEMS, SCAN_LB_DELAY_FIRST, SCAN_LB_DELAY_RETRY,
-    SCAN_LB_STORE_STREAMING, SCAN_THREADS, SCAN_TILE,
+    scan_lb_shape, scan_lb_tile, scan_pipe_shape, SCAN_ITEMS, SCAN_LB_DELAY_FIRST,
+    SCAN_LB_DELAY_RETRY, SCAN_LB_STORE_STREAMING, SCAN_THREADS, SCAN_TILE,
 };
 
 /// The CUDA type name of a scan element.
@@ -49,6 +50,23 @@ pub fn scan_lookback_spec(d: DType) -> Result<ModuleSpec> {
         .define("THREADS", shape.threads)
         .define("VECS", shape.vecs)
         .define("LB_WINDOWS", shape.windows)
+        .define("MIN_BLOCKS", shape.min_blocks)
+        .define("LB_DELAY_FIRST", SCAN_LB_DELAY_FIRST)
+        .define("LB_DELAY_RETRY", SCAN_LB_DELAY_RETRY)
+        .define("STORE_STREAMING", SCAN_LB_STORE_STREAMING)
+        .define("SCAN_T", cuda_type(d)?)
+        .define("SCAN_T_BYTES", d.size()))
+}
+
+/// The module of the pipelined look-back scan (sm_90 and later) for elements of type `d`.
+pub fn scan_pipelined_spec(d: DType) -> Result<ModuleSpec> {
+    let shape = scan_pipe_shape();
+    Ok(ModuleSpec::new(KernelFile::ScanLookback)
+        .define("THREADS", shape.threads())
+        .define("VECS", shape.vecs)
+        .define("PIPE_CONSUMERS", shape.consumers)
+        .define("PIPE_STAGES", shape.stages)
+        .define("LB_WINDOWS", scan_lb_shape().windows)
         .define("MIN_BLOCKS", shape.min_blocks)
         .define("LB_DELAY_FIRST", SCAN_LB_DELAY_FIRST)
         .define("LB_DELAY_RETRY", SCAN_LB_DELAY_RETRY)
@@ -114,7 +132,9 @@ impl CudaBackend {
             )));
         }
         // One more tile than an aligned start needs: a misaligned start can straddle one more.
-        let cap = n.div_ceil(scan_lb_tile(elem_bytes as u32) as u64) + 1;
+        // The smaller tile of the two look-back kernels, so that either can use the scratch.
+        let tile = scan_lb_tile(elem_bytes as u32).min(scan_pipe_shape().tile(elem_bytes as u32));
+        let cap = n.div_ceil(tile as u64) + 1;
         let bytes = LookbackScratch::bytes(elem_bytes, cap);
         let mut buf = self.alloc::<u8>(bytes, "look-back scan status")?;
         self.stream
@@ -167,23 +187,7 @@ impl CudaBackend {
                 "a scan of {n} elements needs {tiles} tiles, more than one launch takes"
             )));
         }
-        let mut epoch = scratch.epoch.load(Ordering::Relaxed) + 1;
-        if epoch > EPOCH_MAX {
-            // Every epoch has been used: statuses of old launches could match again.
-            // SAFETY: the scratch buffer is live and `bytes` long; stream-ordered.
-            let bytes = LookbackScratch::bytes(scratch.elem_bytes, scratch.cap_tiles);
-            unsafe {
-                cudarc::driver::result::memset_d8_async(
-                    dptr(&scratch.buf, &self.stream),
-                    0,
-                    bytes,
-                    self.stream.cu_stream(),
-                )
-            }
-            .map_err(|e| super::driver_err("cuMemsetD8Async", e))?;
-            epoch = 1;
-        }
-        scratch.epoch.store(epoch, Ordering::Relaxed);
+        let epoch = self.next_epoch(scratch)?;
         let f = self.function(spec, "scan_lookback")?;
         self.launch(
             &f,
@@ -202,6 +206,140 @@ impl CudaBackend {
                 KArg::U32(inclusive as u32),
             ],
         )
+    }
+
+    /// Whether the pipelined scan runs here (sm_90 and later) on these addresses (both
+    /// 16-byte aligned).
+    pub fn pipelined_scan_fits(&self, input: u64, output: u64) -> bool {
+        self.info.compute_capability.0 >= 9 && input % 16 == 0 && output % 16 == 0
+    }
+
+    /// Enqueues (without waiting) the pipelined look-back scan of `n` elements of `d` from
+    /// `input` to `output` (may be equal; both 16-byte aligned, on sm_90 or later).
+    pub fn enqueue_scan_pipelined(
+        &self,
+        d: DType,
+        input: u64,
+        output: u64,
+        n: u64,
+        inclusive: bool,
+        scratch: &LookbackScratch,
+    ) -> Result<()> {
+        if n == 0 {
+            return Ok(());
+        }
+        if !self.pipelined_scan_fits(input, output) {
+            return Err(Error::Unsupported(format!(
+                "the pipelined scan needs sm_90 or later (this device is sm_{}{}) and 16-byte \
+                 aligned input and output (offsets {} and {})",
+                self.info.compute_capability.0,
+                self.info.compute_capability.1,
+                input % 16,
+                output % 16
+            )));
+        }
+        if d.size() != scratch.elem_bytes {
+            return Err(Error::invalid(format!(
+                "look-back scratch made for {}-byte elements used for {}-byte ones",
+                scratch.elem_bytes,
+                d.size()
+            )));
+        }
+        let spec = scan_pipelined_spec(d)?;
+        let shape = scan_pipe_shape();
+        let tiles = n.div_ceil(shape.tile(d.size() as u32) as u64);
+        if tiles > scratch.cap_tiles || tiles >= u32::MAX as u64 / 2 {
+            return Err(Error::invalid(format!(
+                "look-back scratch holds {} tiles, the scan needs {tiles}",
+                scratch.cap_tiles
+            )));
+        }
+        let f = self.function(&spec, "scan_pipelined")?;
+        let smem = shape.stage_bytes();
+        f.set_attribute(
+            cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            smem as i32,
+        )
+        .map_err(|e| super::driver_err("cuFuncSetAttribute(scan_pipelined)", e))?;
+        let per_sm = f
+            .occupancy_max_active_blocks_per_multiprocessor(shape.threads(), smem as usize, None)
+            .map_err(|e| super::driver_err("cuOccupancyMaxActiveBlocksPerMultiprocessor", e))?
+            .max(1) as u64;
+        let grid = tiles.min(per_sm * self.info.sm_count as u64) as u32;
+        let epoch = self.next_epoch(scratch)?;
+        self.launch(
+            &f,
+            "scan_pipelined",
+            grid,
+            shape.threads(),
+            smem,
+            &[
+                KArg::U64(input),
+                KArg::U64(output),
+                KArg::U64(n),
+                KArg::U32(tiles as u32),
+                KArg::U64(dptr(&scratch.buf, &self.stream)),
+                KArg::U32(scratch.cap_tiles.min(u32::MAX as u64) as u32),
+                KArg::U32(epoch),
+                KArg::U32(inclusive as u32),
+            ],
+        )
+    }
+
+    /// The number of the next launch on `scratch` (clearing it when the numbers wrap).
+    fn next_epoch(&self, scratch: &LookbackScratch) -> Result<u32> {
+        let mut epoch = scratch.epoch.load(Ordering::Relaxed) + 1;
+        if epoch > EPOCH_MAX {
+            // Every epoch has been used: statuses of old launches could match again.
+            // SAFETY: the scratch buffer is live and `bytes` long; stream-ordered.
+            let bytes = LookbackScratch::bytes(scratch.elem_bytes, scratch.cap_tiles);
+            unsafe {
+                cudarc::driver::result::memset_d8_async(
+                    dptr(&scratch.buf, &self.stream),
+                    0,
+                    bytes,
+                    self.stream.cu_stream(),
+                )
+            }
+            .map_err(|e| super::driver_err("cuMemsetD8Async", e))?;
+            epoch = 1;
+        }
+        scratch.epoch.store(epoch, Ordering::Relaxed);
+        Ok(epoch)
+    }
+
+    /// Enqueues the look-back scan `algorithm` asks for (`Auto`: the pipelined kernel where
+    /// the tuning (`SCAN_PIPE_AUTO`) chooses it and it fits these addresses, else the classic kernel).
+    #[allow(clippy::too_many_arguments)] // the launch's own parameters, passed through
+    pub fn enqueue_scan_lookback_any(
+        &self,
+        d: DType,
+        algorithm: ScanAlgorithm,
+        input: u64,
+        output: u64,
+        n: u64,
+        inclusive: bool,
+        scratch: &LookbackScratch,
+    ) -> Result<()> {
+        let pipelined = match algorithm {
+            ScanAlgorithm::Pipelined => true,
+            ScanAlgorithm::Auto => {
+                scan_pipe_shape().auto && self.pipelined_scan_fits(input, output)
+            }
+            _ => false,
+        };
+        if pipelined {
+            self.enqueue_scan_pipelined(d, input, output, n, inclusive, scratch)
+        } else {
+            self.enqueue_scan_lookback(
+                &scan_lookback_spec(d)?,
+                input,
+                output,
+                n,
+                inclusive,
+                scratch,
+            )
+        }
     }
 
     pub fn scan_scratch(&self, n: u64, elem_bytes: usize) -> Result<ScanScratch> {
@@ -334,21 +472,21 @@ impl CudaBackend {
                 let scratch = self.scan_scratch(n, size)?;
                 self.enqueue_scan(&spec, input, output, n, inclusive, &scratch, 0)
             }
-            _ => {
-                let spec = scan_lookback_spec(T::DTYPE)?;
+            a => {
                 let scratch = self.lookback_scratch(n, size)?;
-                self.enqueue_scan_lookback(&spec, input, output, n, inclusive, &scratch)
+                self.enqueue_scan_lookback_any(T::DTYPE, a, input, output, n, inclusive, &scratch)
             }
         }
     }
 
-    /// The CUDA variant a scan request runs: `Auto` is the decoupled look-back.
+    /// The CUDA variant a scan request runs (`Auto` stays: it is resolved per launch, by the
+    /// addresses).
     fn resolve_scan(algorithm: ScanAlgorithm) -> Result<ScanAlgorithm> {
         match algorithm {
-            ScanAlgorithm::Auto | ScanAlgorithm::DecoupledLookback => {
-                Ok(ScanAlgorithm::DecoupledLookback)
-            }
-            ScanAlgorithm::ReduceThenScan => Ok(ScanAlgorithm::ReduceThenScan),
+            a @ (ScanAlgorithm::Auto
+            | ScanAlgorithm::DecoupledLookback
+            | ScanAlgorithm::ReduceThenScan
+            | ScanAlgorithm::Pipelined) => Ok(a),
             a => Err(Error::Unsupported(format!(
                 "scan variant '{a}' does not run on the CUDA backend"
             ))),

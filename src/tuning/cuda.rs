@@ -30,9 +30,33 @@ pub const HIST_THREADS: u32 = 256;
 /// this many bytes (the default 48 KiB a block gets without opting in).
 pub const HIST_SHARED_BYTES: u32 = 48 * 1024;
 /// Even/range bins: sub-histograms per block (up to 32, one per lane, which makes few distinct
-/// values cost no more than many) while the copies fit in this many bytes; 32 KiB keeps 6
-/// blocks of `HIST_THREADS` resident per SM on the H200 with 32 copies of 256 bins.
+/// values cost no more than many) while the copies fit in this many bytes; 32 KiB keeps every
+/// block of the grid (2048 threads per SM) resident on the H200 with 32 copies of 256 bins.
 pub const HIST_BINS_COPIES_BYTES: u32 = 32 * 1024;
+/// Even/range bins: threads per block, and 2048 / this many blocks per SM. Each block merges
+/// its counters into the global ones with one atomic per bin, so fewer, larger blocks mean
+/// fewer atomics at the end of the launch (for few bins they all fall in the same few L2
+/// lines). `HISTOSORT_BINS_THREADS` (256, 512 or 1024) overrides. H200, session 10, `bench
+/// peers` (2^26 samples, GB/s, 256 / 512 / 1024 threads): f32 even 100 bins 3391-3411 / 3582
+/// / 3802-3864, 4096 bins 3165-3195 / 3697 / 3984-4006; f32 range 4096 314 / 317 / 391; i32
+/// and u32 even 100 bins 1727-1732 / 1794 / 1791-1833; 2^20 bins (global counters) unchanged.
+pub const HIST_BINS_THREADS: u32 = 1024;
+
+/// The bins kernels' threads per block: [`HIST_BINS_THREADS`] or `HISTOSORT_BINS_THREADS`.
+pub fn hist_bins_threads() -> u32 {
+    static T: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
+    match *T.get_or_init(|| env_tuning("HISTOSORT_BINS_THREADS")) {
+        Some(t @ (256 | 512 | 1024)) => t,
+        _ => HIST_BINS_THREADS,
+    }
+}
+
+/// Even/range bins: each thread loads its next two vectors before it counts the current two
+/// (1) or after (0). `HISTOSORT_KERNEL_DEFINES=BINS_PIPELINE=0` selects the old loop. H200,
+/// session 10, `bench peers`, 2^26 samples, GB/s, 1 / 0: f32 even 100 bins 3374 / 3418, 4096
+/// bins 3135 / 2804, 2^20 bins 493 / 483; i32 even 100 1721 / 1649; u32 range 4096 295 / 270;
+/// the other bins cases within 3%.
+pub const HIST_BINS_PIPELINE: u32 = 1;
 /// Samples per launch of the 32-bit-counter histogram kernels (counts cannot overflow).
 pub const HIST_CHUNK: u64 = 1 << 31;
 
@@ -535,21 +559,127 @@ impl std::str::FromStr for ScanLbShape {
                 .map_err(|_| format!("'{}' is not a number", v.trim()))?;
             match k.trim() {
                 "threads" if v % 32 == 0 && (64..=1024).contains(&v) => s.threads = v,
-                "vecs" if (1..=8).contains(&v) => s.vecs = v,
+                "vecs" if (1..=16).contains(&v) => s.vecs = v,
                 "windows" if (1..=8).contains(&v) => s.windows = v,
                 "blocks" if v <= 32 => s.min_blocks = v,
-                k => return Err(format!("'{k}={v}' is not a scan shape setting (threads 64-1024 in multiples of 32, vecs 1-8, windows 1-8, blocks 0-32)")),
+                k => return Err(format!("'{k}={v}' is not a scan shape setting (threads 64-1024 in multiples of 32, vecs 1-16, windows 1-8, blocks 0-32)")),
             }
         }
-        // The kernel stages its tile in static shared memory (48 KiB at most).
-        if 16 * s.threads * s.vecs > 48 * 1024 {
+        // The kernel stages its tile in static shared memory (48 KiB at most, with its few
+        // other shared variables: up to 32 warp sums and a tile id, under 512 bytes).
+        if 16 * s.threads * s.vecs + 512 > 48 * 1024 {
             return Err(format!(
-                "threads x vecs = {} x {}: a tile of 16-byte vectors exceeds 48 KiB",
+                "threads x vecs = {} x {}: a tile of 16-byte vectors exceeds 47.5 KiB",
                 s.threads, s.vecs
             ));
         }
         Ok(s)
     }
+}
+
+/// Pipelined look-back scan (sm_90 and later; kernels/scan_lookback.cu, `scan_pipelined`):
+/// persistent blocks of `consumers` scanning threads plus a look-back warp and a load warp;
+/// tiles of `consumers x vecs` 16-byte vectors arrive by bulk copy in a ring of `stages`
+/// shared-memory stages. H200, session 10, ncu, exclusive scans, u32 2^28 + u64 2^27, us
+/// (two runs): **256x8x3 587 / 592 / 585 + 560 / 567 / 566** (32 KiB tiles, 2 blocks per
+/// SM), 384x6x3 582 + 567, 512x4x3 591 + 580, 256x6x4 643 + 609, 256x7x4 635 + 598, 224x8x4
+/// 626 + 590, 256x4x6 677 + 657, 384x4x4 643 + 606, 128x8x4 (3 blocks) 645 + 627, 256x8x6
+/// (1 block) 630 + 653; the classic kernel 634 + 600 in the same run. Without the first
+/// look-back sleep (`LB_DELAY_FIRST=0`) 633 for u32.
+pub const SCAN_PIPE_CONSUMERS: u32 = 256;
+pub const SCAN_PIPE_VECS: u32 = 8;
+pub const SCAN_PIPE_STAGES: u32 = 3;
+/// Pipelined scan: minimum resident blocks per SM asked of the compiler (0: none).
+pub const SCAN_PIPE_MIN_BLOCKS: u32 = 2;
+/// Whether `auto` takes the pipelined scan where it runs (sm_90+, 16-byte aligned input and
+/// output). H200, session 10, `bench scan` (warm, medians), GB/s, pipelined / classic: u32
+/// exclusive 2^20 543 / 537, 2^24 2617 / 2123, 2^26 3338 / 3005, 2^28 3568 / 3308; u32
+/// inclusive 2^28 3446 / 3280; u64 exclusive 2^28 3749 / 3470; f32 inclusive 2^28 3548 /
+/// 3303. With CUB in the same run (`bench peers`, 2^28): u32 1.15-1.16x, u64 1.10x, f32 1.15x.
+pub const SCAN_PIPE_AUTO: bool = true;
+/// The most dynamic shared memory the pipelined scan's stages may take (the H200 gives a block
+/// 227 KiB; the kernel's static part is under 1 KiB).
+pub const SCAN_PIPE_MAX_STAGE_BYTES: u32 = 224 * 1024;
+
+/// The shape of the pipelined look-back scan; `HISTOSORT_SCAN_PIPE` (e.g.
+/// `consumers=256,vecs=8,stages=3,blocks=2,auto=1`; keys left out keep their defaults) changes
+/// it without a rebuild.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScanPipeShape {
+    pub consumers: u32,
+    pub vecs: u32,
+    pub stages: u32,
+    pub min_blocks: u32,
+    /// Whether `auto` takes the pipelined scan where it fits ([`SCAN_PIPE_AUTO`]).
+    pub auto: bool,
+}
+
+impl ScanPipeShape {
+    pub const DEFAULT: ScanPipeShape = ScanPipeShape {
+        consumers: SCAN_PIPE_CONSUMERS,
+        vecs: SCAN_PIPE_VECS,
+        stages: SCAN_PIPE_STAGES,
+        min_blocks: SCAN_PIPE_MIN_BLOCKS,
+        auto: SCAN_PIPE_AUTO,
+    };
+
+    /// Threads per block: the consumers, the look-back warp and the load warp.
+    pub const fn threads(&self) -> u32 {
+        self.consumers + 64
+    }
+
+    /// Elements per tile for elements of `elem_bytes` (4 or 8).
+    pub const fn tile(&self, elem_bytes: u32) -> u32 {
+        self.consumers * self.vecs * (16 / elem_bytes)
+    }
+
+    /// Dynamic shared memory of a block: the stages.
+    pub const fn stage_bytes(&self) -> u32 {
+        self.stages * self.consumers * self.vecs * 16
+    }
+}
+
+impl std::str::FromStr for ScanPipeShape {
+    type Err = String;
+    /// Parses `key=value` pairs (consumers, vecs, stages, blocks) over the defaults.
+    fn from_str(spec: &str) -> std::result::Result<Self, String> {
+        let mut s = ScanPipeShape::DEFAULT;
+        for kv in spec.split(',').filter(|kv| !kv.trim().is_empty()) {
+            let (k, v) = kv
+                .split_once('=')
+                .ok_or_else(|| format!("'{kv}' is not key=value"))?;
+            let v: u32 = v
+                .trim()
+                .parse()
+                .map_err(|_| format!("'{}' is not a number", v.trim()))?;
+            match k.trim() {
+                "consumers" if v % 32 == 0 && (32..=960).contains(&v) => s.consumers = v,
+                "vecs" if (1..=16).contains(&v) => s.vecs = v,
+                "stages" if (2..=16).contains(&v) => s.stages = v,
+                "blocks" if v <= 8 => s.min_blocks = v,
+                "auto" if v <= 1 => s.auto = v == 1,
+                k => return Err(format!("'{k}={v}' is not a pipelined scan setting (consumers 32-960 in multiples of 32, vecs 1-16, stages 2-16, blocks 0-8, auto 0-1)")),
+            }
+        }
+        if s.stage_bytes() > SCAN_PIPE_MAX_STAGE_BYTES {
+            return Err(format!(
+                "{} stages of {} x {} vectors take {} bytes of shared memory, more than {}",
+                s.stages,
+                s.consumers,
+                s.vecs,
+                s.stage_bytes(),
+                SCAN_PIPE_MAX_STAGE_BYTES
+            ));
+        }
+        Ok(s)
+    }
+}
+
+/// The pipelined scan's shape: [`ScanPipeShape::DEFAULT`], or `HISTOSORT_SCAN_PIPE` where it
+/// is set and valid (an invalid value is reported once on stderr and ignored).
+pub fn scan_pipe_shape() -> ScanPipeShape {
+    static SHAPE: std::sync::OnceLock<ScanPipeShape> = std::sync::OnceLock::new();
+    *SHAPE.get_or_init(|| env_tuning("HISTOSORT_SCAN_PIPE").unwrap_or(ScanPipeShape::DEFAULT))
 }
 
 /// Elements per tile of the look-back scan for elements of `elem_bytes` (4 or 8).
@@ -598,13 +728,17 @@ mod tests {
         assert_eq!(s.tile(8), 256 * 8 * 2);
         // A 64 KiB tile does not fit the kernel's static shared memory.
         assert!("threads=512,vecs=8".parse::<ScanLbShape>().is_err());
+        let s = "threads=128,vecs=16".parse::<ScanLbShape>().unwrap();
+        assert_eq!(s.tile(4), 128 * 16 * 4);
+        assert!("threads=192,vecs=15".parse::<ScanLbShape>().is_ok());
+        assert!("threads=192,vecs=16".parse::<ScanLbShape>().is_err());
         let s = "windows=2,blocks=6".parse::<ScanLbShape>().unwrap();
         assert_eq!((s.threads, s.windows, s.min_blocks), (d.threads, 2, 6));
         for bad in [
             "threads=300",
             "threads=48",
             "vecs=0",
-            "vecs=9",
+            "vecs=17",
             "windows=9",
             "blocks=33",
             "items=4",
@@ -612,6 +746,41 @@ mod tests {
             "vecs=x",
         ] {
             assert!(bad.parse::<ScanLbShape>().is_err(), "{bad} accepted");
+        }
+    }
+
+    #[test]
+    fn scan_pipe_shapes_parse_over_the_defaults() {
+        let d = ScanPipeShape::DEFAULT;
+        assert_eq!("".parse::<ScanPipeShape>(), Ok(d));
+        assert!(d.stage_bytes() <= SCAN_PIPE_MAX_STAGE_BYTES);
+        let s = "consumers=128, stages=6".parse::<ScanPipeShape>().unwrap();
+        assert_eq!(
+            (s.consumers, s.vecs, s.stages, s.min_blocks),
+            (128, d.vecs, 6, d.min_blocks)
+        );
+        assert_eq!(s.threads(), 192);
+        assert_eq!(s.tile(4), 128 * d.vecs * 4);
+        assert_eq!(s.tile(8), 128 * d.vecs * 2);
+        assert_eq!(s.stage_bytes(), 6 * 128 * d.vecs * 16);
+        assert!("auto=1".parse::<ScanPipeShape>().unwrap().auto);
+        assert!(!"auto=0".parse::<ScanPipeShape>().unwrap().auto);
+        // 8 stages of 32 KiB do not fit.
+        assert!("consumers=256,vecs=8,stages=8"
+            .parse::<ScanPipeShape>()
+            .is_err());
+        for bad in [
+            "consumers=100",
+            "consumers=992",
+            "vecs=0",
+            "vecs=17",
+            "stages=1",
+            "blocks=9",
+            "auto=2",
+            "threads=256",
+            "stages",
+        ] {
+            assert!(bad.parse::<ScanPipeShape>().is_err(), "{bad} accepted");
         }
     }
 
