@@ -9,8 +9,8 @@
 // distinct values cost nothing), with fewer copies same-bin collisions are divided by the
 // copies. copies == 0: the bins do not fit, every atomic goes to the global counters.
 //
-// Loads: 16 bytes per thread from the first 16-byte boundary, two vectors per iteration (with
-// BINS_PIPELINE, the next iteration's two are in flight while these are counted); the samples before that boundary and after the last whole vector (fewer than
+// Loads: 16 bytes per thread from the first 16-byte boundary, two vectors per iteration, the
+// next iteration's two in flight while these are counted; the samples before that boundary and after the last whole vector (fewer than
 // one vector on each side) are counted one by one by block 0.
 //
 // Integer even bins: floor(off * bins / range) with off < range <= 2^32, so the product fits 64
@@ -22,9 +22,6 @@
 #error "SAMPLE_T must be defined"
 #endif
 typedef SAMPLE_T sample_t;
-#ifndef BINS_PIPELINE
-#error "BINS_PIPELINE (1: the next vectors load while the current ones are counted) must be defined"
-#endif
 #ifndef SAMPLE_FLOAT
 #error "SAMPLE_FLOAT must be defined (0 or 1)"
 #endif
@@ -98,7 +95,6 @@ __device__ __forceinline__ void count_samples(u32 *h, u32 copies, u32 copy, cons
     const u64 nvec = (n - head) / SVEC;
     const u64 stride = (u64)gridDim.x * THREADS;
     u64 i = (u64)blockIdx.x * THREADS + threadIdx.x;
-#if BINS_PIPELINE
     // Software pipelined: the next two vectors are in flight while this thread counts the
     // current two, so its loads never wait behind its own counting.
     if (i + stride < nvec) {
@@ -123,17 +119,6 @@ __device__ __forceinline__ void count_samples(u32 *h, u32 copies, u32 copy, cons
             b = d;
         }
     }
-#else
-    for (; i + stride < nvec; i += 2 * stride) {
-        SampleVec a, b;
-        a.v = __ldcs(vec + i);
-        b.v = __ldcs(vec + i + stride);
-#pragma unroll
-        for (int j = 0; j < SVEC; j++) count_one(h, copies, copy, bin_of, a.s[j]);
-#pragma unroll
-        for (int j = 0; j < SVEC; j++) count_one(h, copies, copy, bin_of, b.s[j]);
-    }
-#endif
     if (i < nvec) {
         SampleVec a;
         a.v = __ldcs(vec + i);

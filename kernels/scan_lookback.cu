@@ -164,6 +164,40 @@ __device__ __forceinline__ T warp_sum(T x) {
     return x;
 }
 
+// The sum of a vector's elements, left to right.
+__device__ __forceinline__ scan_t vector_sum(const Vec &x) {
+    scan_t s = x.e[0];
+#pragma unroll
+    for (int e = 1; e < VEC_ITEMS; e++) s = s + x.e[e];
+    return s;
+}
+
+// Scans a warp's vectors: lane l holds in inc[j] the sum of its vector j, and the warp's
+// vectors come in the order vector j of lanes 0..31, then vector j + 1. Leaves in exc[j] the
+// sum of every vector before this lane's vector j (VECS independent chains, interleaved;
+// exclusive by shuffle, not by subtraction, so exact for floats too) and returns the warp's
+// total. inc[] is overwritten.
+__device__ __forceinline__ scan_t warp_scan_vectors(scan_t (&inc)[VECS], scan_t (&exc)[VECS]) {
+    const u32 lane = lane_id();
+#pragma unroll
+    for (int off = 1; off < WARP_THREADS; off <<= 1) {
+#pragma unroll
+        for (int j = 0; j < VECS; j++) {
+            scan_t y = __shfl_up_sync(FULL_MASK, inc[j], off);
+            if (lane >= (u32)off) inc[j] = inc[j] + y;
+        }
+    }
+    scan_t run = scan_t(0);
+#pragma unroll
+    for (int j = 0; j < VECS; j++) {
+        scan_t up = __shfl_up_sync(FULL_MASK, inc[j], 1);
+        scan_t total = __shfl_sync(FULL_MASK, inc[j], WARP_THREADS - 1);
+        exc[j] = lane == 0 ? run : run + up;
+        run = run + total;
+    }
+    return run;
+}
+
 // Warp 0 of tile `tile` (> 0): the sum of every element before the tile. All lanes return it.
 __device__ __forceinline__ scan_t look_back(const Status &st, u32 tile) {
     const u32 lane = lane_id();
@@ -286,35 +320,15 @@ scan_lookback(const scan_t *in, scan_t *out, u64 n, u32 shift, u8 *scratch, u32 
         }
     }
 
-    // Vector sums, scanned across the warp (VECS independent chains, interleaved).
+    // Vector sums, scanned across the warp.
     scan_t inc[VECS], exc[VECS];
 #pragma unroll
     for (int j = 0; j < VECS; j++) {
         Vec x;
         x.v = mine[j * WARP_THREADS];
-        scan_t s = x.e[0];
-#pragma unroll
-        for (int e = 1; e < VEC_ITEMS; e++) s = s + x.e[e];
-        inc[j] = s;
+        inc[j] = vector_sum(x);
     }
-#pragma unroll
-    for (int off = 1; off < WARP_THREADS; off <<= 1) {
-#pragma unroll
-        for (int j = 0; j < VECS; j++) {
-            scan_t y = __shfl_up_sync(FULL_MASK, inc[j], off);
-            if (lane >= (u32)off) inc[j] = inc[j] + y;
-        }
-    }
-    // Exclusive by shuffle, not by subtraction (exact for floats too); then the warp's
-    // vectors in order: chunk j's offset in the warp is the totals of chunks 0..j-1.
-    scan_t run = scan_t(0);
-#pragma unroll
-    for (int j = 0; j < VECS; j++) {
-        scan_t up = __shfl_up_sync(FULL_MASK, inc[j], 1);
-        scan_t total = __shfl_sync(FULL_MASK, inc[j], WARP_THREADS - 1);
-        exc[j] = lane == 0 ? run : run + up;
-        run = run + total;
-    }
+    const scan_t run = warp_scan_vectors(inc, exc);
     if (lane == 0) s_warp[warp] = run;
     __syncthreads();
     scan_t warp_prefix = scan_t(0), aggregate = scan_t(0);
@@ -496,27 +510,9 @@ __device__ __forceinline__ void pipe_reduce(PipeShared &sh, uint4 *stage, const 
             }
             mine[j * WARP_THREADS] = x.v;
         }
-        scan_t sum = x.e[0];
-#pragma unroll
-        for (int e = 1; e < VEC_ITEMS; e++) sum = sum + x.e[e];
-        inc[j] = sum;
+        inc[j] = vector_sum(x);
     }
-#pragma unroll
-    for (int off = 1; off < WARP_THREADS; off <<= 1) {
-#pragma unroll
-        for (int j = 0; j < VECS; j++) {
-            scan_t y = __shfl_up_sync(FULL_MASK, inc[j], off);
-            if (lane >= (u32)off) inc[j] = inc[j] + y;
-        }
-    }
-    scan_t run = scan_t(0);
-#pragma unroll
-    for (int j = 0; j < VECS; j++) {
-        scan_t up = __shfl_up_sync(FULL_MASK, inc[j], 1);
-        scan_t total = __shfl_sync(FULL_MASK, inc[j], WARP_THREADS - 1);
-        part.exc[j] = lane == 0 ? run : run + up;
-        run = run + total;
-    }
+    const scan_t run = warp_scan_vectors(inc, part.exc);
     if (lane == 0) sh.warp_sum[par][warp] = run;
     bar_sync(BAR_SCAN, PIPE_CONSUMERS);
     scan_t warp_prefix = scan_t(0), aggregate = scan_t(0);

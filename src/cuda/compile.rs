@@ -148,8 +148,7 @@ impl ModuleSpec {
 /// Defines that only the kernels read (the host's launch arithmetic does not depend on them),
 /// which `HISTOSORT_KERNEL_DEFINES="LOOKBACK=4,PASS_MIN_BLOCKS=4"` may override for tuning
 /// experiments with one binary. Overridden modules get their own cache entries.
-pub const OVERRIDABLE_DEFINES: [&str; 9] = [
-    "BINS_PIPELINE",
+pub const OVERRIDABLE_DEFINES: [&str; 8] = [
     "LB_DELAY_FIRST",
     "LB_DELAY_RETRY",
     "STORE_STREAMING",
@@ -190,6 +189,13 @@ impl Target {
         match self {
             Target::Cubin { major, minor } => format!("--gpu-architecture=sm_{major}{minor}"),
             Target::Ptx { major, minor } => format!("--gpu-architecture=compute_{major}{minor}"),
+        }
+    }
+
+    /// The compute capability the kernels are compiled for (major, minor).
+    pub fn arch(&self) -> (i32, i32) {
+        match *self {
+            Target::Cubin { major, minor } | Target::Ptx { major, minor } => (major, minor),
         }
     }
 
@@ -467,6 +473,8 @@ mod tests {
             Some("sm_90")
         );
         assert_eq!(Target::parse("gfx90"), None);
+        assert_eq!(Target::parse("compute_86").map(|t| t.arch()), Some((8, 6)));
+        assert_eq!(Target::parse("sm_120").map(|t| t.arch()), Some((12, 0)));
     }
 
     #[test]

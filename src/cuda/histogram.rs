@@ -8,8 +8,7 @@ use crate::key::DType;
 use crate::sample::Sample;
 use crate::tuning::cuda::{
     hist_bins_threads, HIST16_MIN_SAMPLES_PER_BLOCK, HIST16_THREADS, HIST16_VECS,
-    HIST_BINS_COPIES_BYTES, HIST_BINS_PIPELINE, HIST_CHANNELS_THREADS, HIST_CHUNK,
-    HIST_SHARED_BYTES, HIST_THREADS,
+    HIST_BINS_COPIES_BYTES, HIST_CHANNELS_THREADS, HIST_CHUNK, HIST_SHARED_BYTES, HIST_THREADS,
 };
 
 pub(crate) fn u8_spec() -> ModuleSpec {
@@ -74,7 +73,6 @@ pub(crate) fn bins_spec(d: DType) -> Result<ModuleSpec> {
     };
     Ok(ModuleSpec::new(KernelFile::HistogramBins)
         .define("THREADS", hist_bins_threads())
-        .define("BINS_PIPELINE", HIST_BINS_PIPELINE)
         .define("SAMPLE_T", t)
         .define("SAMPLE_FLOAT", float)
         .define("SAMPLE_DOUBLE", double))

@@ -208,10 +208,14 @@ impl CudaBackend {
         )
     }
 
-    /// Whether the pipelined scan runs here (sm_90 and later) on these addresses (both
-    /// 16-byte aligned).
+    /// Whether the pipelined scan runs here (an sm_90 or later device, and kernels compiled
+    /// for it: an NVRTC that only knows older architectures builds the kernel as a stub) on
+    /// these addresses (both 16-byte aligned).
     pub fn pipelined_scan_fits(&self, input: u64, output: u64) -> bool {
-        self.info.compute_capability.0 >= 9 && input % 16 == 0 && output % 16 == 0
+        self.info.compute_capability.0 >= 9
+            && self.target.arch().0 >= 9
+            && input % 16 == 0
+            && output % 16 == 0
     }
 
     /// Enqueues (without waiting) the pipelined look-back scan of `n` elements of `d` from
@@ -230,10 +234,11 @@ impl CudaBackend {
         }
         if !self.pipelined_scan_fits(input, output) {
             return Err(Error::Unsupported(format!(
-                "the pipelined scan needs sm_90 or later (this device is sm_{}{}) and 16-byte \
-                 aligned input and output (offsets {} and {})",
+                "the pipelined scan needs sm_90 or later (this device is sm_{}{}, its kernels \
+                 are compiled for {}) and 16-byte aligned input and output (offsets {} and {})",
                 self.info.compute_capability.0,
                 self.info.compute_capability.1,
+                self.target,
                 input % 16,
                 output % 16
             )));

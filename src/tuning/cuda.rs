@@ -51,12 +51,11 @@ pub fn hist_bins_threads() -> u32 {
     }
 }
 
-/// Even/range bins: each thread loads its next two vectors before it counts the current two
-/// (1) or after (0). `HISTOSORT_KERNEL_DEFINES=BINS_PIPELINE=0` selects the old loop. H200,
-/// session 10, `bench peers`, 2^26 samples, GB/s, 1 / 0: f32 even 100 bins 3374 / 3418, 4096
-/// bins 3135 / 2804, 2^20 bins 493 / 483; i32 even 100 1721 / 1649; u32 range 4096 295 / 270;
-/// the other bins cases within 3%.
-pub const HIST_BINS_PIPELINE: u32 = 1;
+// Even/range bins: each thread loads its next two vectors before it counts the current two
+// (kernels/histogram_bins.cu; the loop that loaded after counting is gone). H200, session 10,
+// `bench peers`, 2^26 samples, 256-thread blocks, GB/s, ahead / after: f32 even 100 bins
+// 3374 / 3418, 4096 bins 3135 / 2804, 2^20 bins 493 / 483; i32 even 100 1721 / 1649; u32
+// range 4096 295 / 270; the other bins cases within 3%.
 /// Samples per launch of the 32-bit-counter histogram kernels (counts cannot overflow).
 pub const HIST_CHUNK: u64 = 1 << 31;
 
@@ -544,27 +543,49 @@ pub fn scan_lb_shape() -> ScanLbShape {
     *SHAPE.get_or_init(|| env_tuning("HISTOSORT_SCAN_SHAPE").unwrap_or(ScanLbShape::DEFAULT))
 }
 
+/// Parses comma-separated `key=number` settings, handing each to `set`, which takes it and
+/// returns true, or returns false for a key or value it does not accept (the error then
+/// names the setting and says it is not `what`).
+fn parse_settings(
+    spec: &str,
+    what: &str,
+    mut set: impl FnMut(&str, u32) -> bool,
+) -> std::result::Result<(), String> {
+    for kv in spec.split(',').filter(|kv| !kv.trim().is_empty()) {
+        let (k, v) = kv
+            .split_once('=')
+            .ok_or_else(|| format!("'{kv}' is not key=value"))?;
+        let v: u32 = v
+            .trim()
+            .parse()
+            .map_err(|_| format!("'{}' is not a number", v.trim()))?;
+        let k = k.trim();
+        if !set(k, v) {
+            return Err(format!("'{k}={v}' is not {what}"));
+        }
+    }
+    Ok(())
+}
+
 impl std::str::FromStr for ScanLbShape {
     type Err = String;
     /// Parses `key=value` pairs (threads, vecs, windows, blocks) over the defaults.
     fn from_str(spec: &str) -> std::result::Result<Self, String> {
         let mut s = ScanLbShape::DEFAULT;
-        for kv in spec.split(',').filter(|kv| !kv.trim().is_empty()) {
-            let (k, v) = kv
-                .split_once('=')
-                .ok_or_else(|| format!("'{kv}' is not key=value"))?;
-            let v: u32 = v
-                .trim()
-                .parse()
-                .map_err(|_| format!("'{}' is not a number", v.trim()))?;
-            match k.trim() {
-                "threads" if v % 32 == 0 && (64..=1024).contains(&v) => s.threads = v,
-                "vecs" if (1..=16).contains(&v) => s.vecs = v,
-                "windows" if (1..=8).contains(&v) => s.windows = v,
-                "blocks" if v <= 32 => s.min_blocks = v,
-                k => return Err(format!("'{k}={v}' is not a scan shape setting (threads 64-1024 in multiples of 32, vecs 1-16, windows 1-8, blocks 0-32)")),
-            }
-        }
+        parse_settings(
+            spec,
+            "a scan shape setting (threads 64-1024 in multiples of 32, vecs 1-16, windows 1-8, blocks 0-32)",
+            |k, v| {
+                match k {
+                    "threads" if v % 32 == 0 && (64..=1024).contains(&v) => s.threads = v,
+                    "vecs" if (1..=16).contains(&v) => s.vecs = v,
+                    "windows" if (1..=8).contains(&v) => s.windows = v,
+                    "blocks" if v <= 32 => s.min_blocks = v,
+                    _ => return false,
+                }
+                true
+            },
+        )?;
         // The kernel stages its tile in static shared memory (48 KiB at most, with its few
         // other shared variables: up to 32 warp sums and a tile id, under 512 bytes).
         if 16 * s.threads * s.vecs + 512 > 48 * 1024 {
@@ -644,23 +665,21 @@ impl std::str::FromStr for ScanPipeShape {
     /// Parses `key=value` pairs (consumers, vecs, stages, blocks) over the defaults.
     fn from_str(spec: &str) -> std::result::Result<Self, String> {
         let mut s = ScanPipeShape::DEFAULT;
-        for kv in spec.split(',').filter(|kv| !kv.trim().is_empty()) {
-            let (k, v) = kv
-                .split_once('=')
-                .ok_or_else(|| format!("'{kv}' is not key=value"))?;
-            let v: u32 = v
-                .trim()
-                .parse()
-                .map_err(|_| format!("'{}' is not a number", v.trim()))?;
-            match k.trim() {
-                "consumers" if v % 32 == 0 && (32..=960).contains(&v) => s.consumers = v,
-                "vecs" if (1..=16).contains(&v) => s.vecs = v,
-                "stages" if (2..=16).contains(&v) => s.stages = v,
-                "blocks" if v <= 8 => s.min_blocks = v,
-                "auto" if v <= 1 => s.auto = v == 1,
-                k => return Err(format!("'{k}={v}' is not a pipelined scan setting (consumers 32-960 in multiples of 32, vecs 1-16, stages 2-16, blocks 0-8, auto 0-1)")),
-            }
-        }
+        parse_settings(
+            spec,
+            "a pipelined scan setting (consumers 32-960 in multiples of 32, vecs 1-16, stages 2-16, blocks 0-8, auto 0-1)",
+            |k, v| {
+                match k {
+                    "consumers" if v % 32 == 0 && (32..=960).contains(&v) => s.consumers = v,
+                    "vecs" if (1..=16).contains(&v) => s.vecs = v,
+                    "stages" if (2..=16).contains(&v) => s.stages = v,
+                    "blocks" if v <= 8 => s.min_blocks = v,
+                    "auto" if v <= 1 => s.auto = v == 1,
+                    _ => return false,
+                }
+                true
+            },
+        )?;
         if s.stage_bytes() > SCAN_PIPE_MAX_STAGE_BYTES {
             return Err(format!(
                 "{} stages of {} x {} vectors take {} bytes of shared memory, more than {}",
