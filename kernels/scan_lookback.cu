@@ -172,6 +172,27 @@ __device__ __forceinline__ scan_t vector_sum(const Vec &x) {
     return s;
 }
 
+// Scans vector x in place from `start` (the sum of everything before it): each element
+// becomes the sum up to and including it (inclusive) or before it (exclusive).
+__device__ __forceinline__ void vector_scan(Vec &x, scan_t start, u32 inclusive) {
+    scan_t r = start;
+#pragma unroll
+    for (int e = 0; e < VEC_ITEMS; e++) {
+        scan_t before = r;
+        r = r + x.e[e];
+        x.e[e] = inclusive ? r : before;
+    }
+}
+
+// Stores a whole output vector (evict-first where STORE_STREAMING asks for it).
+__device__ __forceinline__ void store_vector(uint4 *p, uint4 v) {
+#if STORE_STREAMING
+    __stcs(p, v);
+#else
+    *p = v;
+#endif
+}
+
 // Scans a warp's vectors: lane l holds in inc[j] the sum of its vector j, and the warp's
 // vectors come in the order vector j of lanes 0..31, then vector j + 1. Leaves in exc[j] the
 // sum of every vector before this lane's vector j (VECS independent chains, interleaved;
@@ -364,19 +385,9 @@ scan_lookback(const scan_t *in, scan_t *out, u64 n, u32 shift, u8 *scratch, u32 
     for (int j = 0; j < VECS; j++) {
         Vec x;
         x.v = mine[j * WARP_THREADS];
-        scan_t r = base + exc[j];
-#pragma unroll
-        for (int e = 0; e < VEC_ITEMS; e++) {
-            scan_t before = r;
-            r = r + x.e[e];
-            x.e[e] = inclusive ? r : before;
-        }
+        vector_scan(x, base + exc[j], inclusive);
         if (vec_out) {
-#if STORE_STREAMING
-            __stcs(dst + j * WARP_THREADS, x.v);
-#else
-            dst[j * WARP_THREADS] = x.v;
-#endif
+            store_vector(dst + j * WARP_THREADS, x.v);
         } else {
 #pragma unroll
             for (int e = 0; e < VEC_ITEMS; e++) {
@@ -556,19 +567,9 @@ __device__ __forceinline__ void pipe_finish(PipeShared &sh, uint4 *stage, scan_t
     for (int j = 0; j < VECS; j++) {
         Vec x;
         x.v = mine[j * WARP_THREADS];
-        scan_t r = base + part.exc[j];
-#pragma unroll
-        for (int e = 0; e < VEC_ITEMS; e++) {
-            scan_t before = r;
-            r = r + x.e[e];
-            x.e[e] = inclusive ? r : before;
-        }
+        vector_scan(x, base + part.exc[j], inclusive);
         if (full) {
-#if STORE_STREAMING
-            __stcs(dst + j * WARP_THREADS, x.v);
-#else
-            dst[j * WARP_THREADS] = x.v;
-#endif
+            store_vector(dst + j * WARP_THREADS, x.v);
         } else {
 #pragma unroll
             for (int e = 0; e < VEC_ITEMS; e++) {

@@ -93,6 +93,8 @@ pub struct CudaBackend {
     info: DeviceInfo,
     target: Target,
     modules: Arc<Mutex<HashMap<ModuleSpec, Arc<CudaModule>>>>,
+    /// Resident blocks per SM of each pipelined-scan module whose shared-memory limit is set.
+    pipe_occupancy: Mutex<HashMap<ModuleSpec, u32>>,
     /// Serialises host-slice operations on the one stream.
     op_lock: Mutex<()>,
     plans: Mutex<Vec<SortPlan>>,
@@ -171,6 +173,7 @@ impl CudaBackend {
             info,
             target,
             modules: Arc::new(Mutex::new(HashMap::new())),
+            pipe_occupancy: Mutex::new(HashMap::new()),
             op_lock: Mutex::new(()),
             plans: Mutex::new(Vec::new()),
         })

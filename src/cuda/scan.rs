@@ -6,7 +6,7 @@
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use cudarc::driver::CudaSlice;
+use cudarc::driver::{CudaFunction, CudaSlice};
 
 use super::launch::{DeviceBuffer, KArg};
 use super::{dptr, CudaBackend, KernelFile, ModuleSpec};
@@ -101,6 +101,23 @@ impl LookbackScratch {
         self.cap_tiles
     }
 
+    /// Checks that a launch of `tiles` tiles of `elem_bytes` elements fits this scratch.
+    fn check(&self, elem_bytes: usize, tiles: u64) -> Result<()> {
+        if elem_bytes != self.elem_bytes {
+            return Err(Error::invalid(format!(
+                "look-back scratch made for {}-byte elements used for {elem_bytes}-byte ones",
+                self.elem_bytes
+            )));
+        }
+        if tiles > self.cap_tiles {
+            return Err(Error::invalid(format!(
+                "look-back scratch holds {} tiles, the scan needs {tiles}",
+                self.cap_tiles
+            )));
+        }
+        Ok(())
+    }
+
     /// Sets the number of the last launch, so that tests can reach the wrap of the epochs
     /// (after 2^30 - 1 launches) without running them all.
     #[doc(hidden)]
@@ -169,19 +186,8 @@ impl CudaBackend {
             .find(|(k, _)| k == "SCAN_T_BYTES")
             .and_then(|(_, v)| v.parse::<usize>().ok())
             .ok_or_else(|| Error::invalid("not a look-back scan module"))?;
-        if elem_bytes != scratch.elem_bytes {
-            return Err(Error::invalid(format!(
-                "look-back scratch made for {}-byte elements used for {elem_bytes}-byte ones",
-                scratch.elem_bytes
-            )));
-        }
         let (tiles, shift) = lookback_tiles(input, n, elem_bytes);
-        if tiles > scratch.cap_tiles {
-            return Err(Error::invalid(format!(
-                "look-back scratch holds {} tiles, the scan needs {tiles}",
-                scratch.cap_tiles
-            )));
-        }
+        scratch.check(elem_bytes, tiles)?;
         if tiles > i32::MAX as u64 {
             return Err(Error::Unsupported(format!(
                 "a scan of {n} elements needs {tiles} tiles, more than one launch takes"
@@ -243,34 +249,17 @@ impl CudaBackend {
                 output % 16
             )));
         }
-        if d.size() != scratch.elem_bytes {
-            return Err(Error::invalid(format!(
-                "look-back scratch made for {}-byte elements used for {}-byte ones",
-                scratch.elem_bytes,
-                d.size()
-            )));
-        }
-        let spec = scan_pipelined_spec(d)?;
         let shape = scan_pipe_shape();
         let tiles = n.div_ceil(shape.tile(d.size() as u32) as u64);
-        if tiles > scratch.cap_tiles || tiles >= u32::MAX as u64 / 2 {
-            return Err(Error::invalid(format!(
-                "look-back scratch holds {} tiles, the scan needs {tiles}",
-                scratch.cap_tiles
+        scratch.check(d.size(), tiles)?;
+        if tiles >= u32::MAX as u64 / 2 {
+            return Err(Error::Unsupported(format!(
+                "a scan of {n} elements needs {tiles} tiles, more than one launch takes"
             )));
         }
-        let f = self.function(&spec, "scan_pipelined")?;
+        let (f, per_sm) = self.pipelined_function(d)?;
+        let grid = tiles.min(per_sm as u64 * self.info.sm_count as u64) as u32;
         let smem = shape.stage_bytes();
-        f.set_attribute(
-            cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-            smem as i32,
-        )
-        .map_err(|e| super::driver_err("cuFuncSetAttribute(scan_pipelined)", e))?;
-        let per_sm = f
-            .occupancy_max_active_blocks_per_multiprocessor(shape.threads(), smem as usize, None)
-            .map_err(|e| super::driver_err("cuOccupancyMaxActiveBlocksPerMultiprocessor", e))?
-            .max(1) as u64;
-        let grid = tiles.min(per_sm * self.info.sm_count as u64) as u32;
         let epoch = self.next_epoch(scratch)?;
         self.launch(
             &f,
@@ -289,6 +278,34 @@ impl CudaBackend {
                 KArg::U32(inclusive as u32),
             ],
         )
+    }
+
+    /// The pipelined scan's function for elements of `d` and its resident blocks per SM. The
+    /// first call per module sets the function's shared-memory limit (the stages exceed the
+    /// default 48 KiB) and asks the occupancy; later launches reuse both.
+    fn pipelined_function(&self, d: DType) -> Result<(CudaFunction, u32)> {
+        let spec = scan_pipelined_spec(d)?;
+        let f = self.function(&spec, "scan_pipelined")?;
+        let mut known = self
+            .pipe_occupancy
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        if let Some(&per_sm) = known.get(&spec) {
+            return Ok((f, per_sm));
+        }
+        let shape = scan_pipe_shape();
+        let smem = shape.stage_bytes();
+        f.set_attribute(
+            cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            smem as i32,
+        )
+        .map_err(|e| super::driver_err("cuFuncSetAttribute(scan_pipelined)", e))?;
+        let per_sm = f
+            .occupancy_max_active_blocks_per_multiprocessor(shape.threads(), smem as usize, None)
+            .map_err(|e| super::driver_err("cuOccupancyMaxActiveBlocksPerMultiprocessor", e))?
+            .max(1);
+        known.insert(spec, per_sm);
+        Ok((f, per_sm))
     }
 
     /// The number of the next launch on `scratch` (clearing it when the numbers wrap).
