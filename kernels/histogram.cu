@@ -43,6 +43,17 @@ __device__ __forceinline__ void count_word_strided(u32 *col, u32 v) {
     atomicAdd(&col[(v >> 24) * WARP_THREADS], 1u);
 }
 
+// Bin b of a [bin][lane] table sums its 32 lane copies into dst[b] with one atomic (none for an
+// empty bin); thread b starts at lane b % 32 so that a warp's reads fall in 32 different banks.
+__device__ __forceinline__ void merge_lanes(const u32 (*s_hist)[WARP_THREADS], u32 *dst) {
+    for (u32 b = threadIdx.x; b < BINS; b += THREADS) {
+        u32 sum = 0;
+#pragma unroll
+        for (u32 l = 0; l < WARP_THREADS; l++) sum += s_hist[b][(l + b) % WARP_THREADS];
+        if (sum) atomicAdd(&dst[b], sum);
+    }
+}
+
 // Block-private shared-memory histogram merged into the global one with one atomic per
 // non-empty bin (the "shared" kernel of the histogram study, seeds/002), with 16-byte loads.
 extern "C" __global__ void __launch_bounds__(THREADS)
@@ -132,12 +143,74 @@ hist_lane_private(u32 *hist, const u8 *__restrict__ data, u64 n) {
     if (blockIdx.x == 0 && threadIdx.x < n - n16 * 16)
         atomicAdd(&col[(u32)data[n16 * 16 + threadIdx.x] * WARP_THREADS], 1u);
     __syncthreads();
-    // Bin b sums its 32 lane copies; thread b starts at lane b % 32 so that a warp's reads fall
-    // in 32 different banks.
-    for (u32 b = threadIdx.x; b < BINS; b += THREADS) {
-        u32 sum = 0;
-#pragma unroll
-        for (u32 l = 0; l < WARP_THREADS; l++) sum += s_hist[b][(l + b) % WARP_THREADS];
-        if (sum) atomicAdd(&hist[b], sum);
+    merge_lanes(s_hist, hist);
+}
+
+// The default byte histogram (`auto`): hist_lane_private's table, with each thread's next two
+// vectors in flight while it counts the current two, any alignment of `data`, and one launch
+// that needs no zeroed output. The blocks merge into `acc` (256 counters and a ticket, all
+// zero between launches); the last block to finish moves the sums to `hist` and leaves `acc`
+// zeroed for the next launch. The host sizes
+// the grid to one wave of resident blocks, so that no block starts after the others end.
+extern "C" __global__ void __launch_bounds__(THREADS)
+hist_bytes(u32 *hist, u32 *acc, const u8 *__restrict__ data, u64 n) {
+    __shared__ u32 s_hist[BINS][WARP_THREADS];
+    __shared__ u32 s_last;
+    for (u32 i = threadIdx.x; i < BINS * WARP_THREADS; i += THREADS) (&s_hist[0][0])[i] = 0;
+    __syncthreads();
+    u32 *col = &s_hist[0][lane_id()];
+    const u64 head = min(n, (u64)((16 - (u64)data % 16) % 16));
+    const u64 n16 = (n - head) / 16;
+    const u64 tail = head + n16 * 16;
+    const uint4 *vec = (const uint4 *)(data + head);
+    const u64 stride = (u64)gridDim.x * THREADS;
+    u64 i = (u64)blockIdx.x * THREADS + threadIdx.x;
+    if (i + stride < n16) {
+        uint4 a = __ldcs(vec + i);
+        uint4 b = __ldcs(vec + i + stride);
+        while (true) {
+            const u64 next = i + 2 * stride;
+            const bool more = next + stride < n16;
+            uint4 c, d;
+            if (more) {
+                c = __ldcs(vec + next);
+                d = __ldcs(vec + next + stride);
+            }
+            count_word_strided(col, a.x);
+            count_word_strided(col, a.y);
+            count_word_strided(col, a.z);
+            count_word_strided(col, a.w);
+            count_word_strided(col, b.x);
+            count_word_strided(col, b.y);
+            count_word_strided(col, b.z);
+            count_word_strided(col, b.w);
+            i = next;
+            if (!more) break;
+            a = c;
+            b = d;
+        }
     }
+    if (i < n16) {
+        uint4 a = __ldcs(vec + i);
+        count_word_strided(col, a.x);
+        count_word_strided(col, a.y);
+        count_word_strided(col, a.z);
+        count_word_strided(col, a.w);
+    }
+    // Fewer than 16 bytes before the first whole vector and fewer than 16 after the last.
+    if (blockIdx.x == 0 && threadIdx.x < head) atomicAdd(&col[(u32)data[threadIdx.x] * WARP_THREADS], 1u);
+    if (blockIdx.x == 0 && threadIdx.x < n - tail)
+        atomicAdd(&col[(u32)data[tail + threadIdx.x] * WARP_THREADS], 1u);
+    __syncthreads();
+    merge_lanes(s_hist, acc);
+    // Every thread's merge is ordered before the block's ticket (fence, then the barrier that
+    // thread 0 passes before taking it).
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) s_last = atomicAdd(&acc[BINS], 1u) == gridDim.x - 1;
+    __syncthreads();
+    if (!s_last) return;
+    __threadfence();
+    for (u32 b = threadIdx.x; b < BINS; b += THREADS) hist[b] = atomicExch(&acc[b], 0u);
+    if (threadIdx.x == 0) atomicExch(&acc[BINS], 0u);
 }

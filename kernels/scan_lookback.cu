@@ -588,10 +588,11 @@ __device__ __forceinline__ void pipe_finish(PipeShared &sh, uint4 *stage, scan_t
 #define PIPE_BOUNDS __launch_bounds__(THREADS)
 #endif
 // `in` and `out` 16-byte aligned (they may be equal: a tile is in shared memory before any of
-// it is written). `tiles` = ceil(n / TILE_ITEMS).
+// it is written). `tiles` = ceil(n / TILE_ITEMS). `delay_first`: ns the look-back warp sleeps
+// before a tile's first status read (the host chooses it by the number of tiles).
 extern "C" __global__ void PIPE_BOUNDS
 scan_pipelined(const scan_t *in, scan_t *out, u64 n, u32 tiles, u8 *scratch, u32 cap, u32 epoch,
-               u32 inclusive) {
+               u32 inclusive, u32 delay_first) {
     extern __shared__ __align__(128) uint4 s_stages[];  // PIPE_STAGES x TILE_VECS
     __shared__ PipeShared sh;
     const Status st{scratch, cap, epoch};
@@ -648,9 +649,7 @@ scan_pipelined(const scan_t *in, scan_t *out, u64 n, u32 tiles, u8 *scratch, u32
             if (t == NO_TILE) return;
             scan_t prefix = scan_t(0);
             if (t > 0) {
-#if LB_DELAY_FIRST > 0
-                if (tiles >= 500) __nanosleep(LB_DELAY_FIRST);
-#endif
+                if (delay_first) __nanosleep(delay_first);
                 prefix = look_back(st, t);
                 if (lane == 0) st.publish(t, ST_INCLUSIVE, prefix + aggregate);
             }
@@ -693,7 +692,7 @@ scan_pipelined(const scan_t *in, scan_t *out, u64 n, u32 tiles, u8 *scratch, u32
 #else
 // Before sm_90 (no bulk copies): the module compiles, and the host never launches this.
 extern "C" __global__ void scan_pipelined(const scan_t *, scan_t *, u64, u32, u8 *, u32, u32,
-                                          u32) {
+                                          u32, u32) {
     __trap();
 }
 #endif  // __CUDA_ARCH__ >= 900

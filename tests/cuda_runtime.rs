@@ -978,7 +978,7 @@ fn u16_and_channel_histograms_on_the_device() {
         let sub = &words[off..];
         let want = reference::histogram_u16(sub);
         for bins in [65536u32, 16384, 4096] {
-            let h = g.zeroed_counts(65536).unwrap();
+            let h = poisoned_counts(g, 65536);
             g.enqueue_histogram_u16_passes(
                 dw.device_ptr(g) + 2 * off as u64,
                 sub.len() as u64,
@@ -1019,7 +1019,7 @@ fn u16_and_channel_histograms_on_the_device() {
         for off in [1usize, 3, 7] {
             let len = (bytes.len() - off) / c * c;
             let sub = &bytes[off..off + len];
-            let h = g.zeroed_counts(c * 256).unwrap();
+            let h = poisoned_counts(g, c * 256);
             g.enqueue_histogram_channels(
                 c,
                 db.device_ptr(g) + off as u64,
@@ -1146,7 +1146,7 @@ fn bins_histograms_on_the_device_at_any_alignment() {
                 let run = |launch: &dyn Fn(u64) -> histosort::Result<()>,
                            want: Vec<u64>,
                            kind: &str| {
-                    let h = g.zeroed_counts(bins).unwrap();
+                    let h = poisoned_counts(g, bins);
                     launch(h.device_ptr(g)).unwrap();
                     let got: Vec<u64> = h.download(g).unwrap().into_iter().map(u64::from).collect();
                     assert_eq!(got, want, "{kind}: {what}");
@@ -1190,5 +1190,111 @@ fn bins_histograms_on_the_device_at_any_alignment() {
                 );
             }
         }
+    }
+}
+
+/// 0xABABABAB in every counter: a histogram call must write all of them.
+fn poisoned_counts(g: &CudaBackend, bins: usize) -> DeviceBuffer<u32> {
+    DeviceBuffer::upload(g, &vec![0xABAB_ABABu32; bins]).unwrap()
+}
+
+/// The default byte histogram (`hist_bytes`: one launch, no zeroed output, an accumulator that
+/// the last block clears): every start offset below 16 bytes and lengths around the vector and
+/// pair boundaries, poisoned outputs, launches back to back on different data (the accumulator
+/// must be clear after each), a grid of one block and a full wave, runs of one value; and the
+/// seeds' variants, which now zero their counters themselves and refuse misaligned data.
+#[test]
+fn byte_histogram_in_one_launch() {
+    let Some(e) = gpu() else { return };
+    let g: &CudaBackend = e.cuda().unwrap();
+    let n = size(3 << 20) + 77;
+    let bytes: Vec<u8> = random_bits(n, 21)
+        .into_iter()
+        .enumerate()
+        .map(|(i, x)| match (i / 5000) % 3 {
+            0 => 200,
+            1 => (x % 3) as u8,
+            _ => x as u8,
+        })
+        .collect();
+    let db = DeviceBuffer::upload(g, &bytes).unwrap();
+    let a = HistogramAlgorithm::Auto;
+    let mut lens = vec![0usize, 1, 15, 16, 17, 31, 32, 33, 47, 48, 1000, 65_537];
+    lens.push(n - 16);
+    for off in 0..16usize {
+        for &len in &lens {
+            let len = len.min(n - off);
+            let sub = &bytes[off..off + len];
+            let h = poisoned_counts(g, 256);
+            g.enqueue_histogram_u8(
+                a,
+                db.device_ptr(g) + off as u64,
+                len as u64,
+                h.device_ptr(g),
+            )
+            .unwrap();
+            let got: Vec<u64> = h.download(g).unwrap().into_iter().map(u64::from).collect();
+            assert_eq!(
+                got,
+                reference::histogram_u8(sub),
+                "offset {off}, {len} bytes"
+            );
+        }
+    }
+    // Back to back without a sync, into different counters, then each checked.
+    let cases: Vec<(usize, usize)> = vec![
+        (0, n),
+        (3, n - 3),
+        (5, 100),
+        (0, n / 2),
+        (9, 40_000.min(n - 9)),
+    ];
+    let outs: Vec<DeviceBuffer<u32>> = cases
+        .iter()
+        .map(|&(off, len)| {
+            let h = poisoned_counts(g, 256);
+            g.enqueue_histogram_u8(
+                a,
+                db.device_ptr(g) + off as u64,
+                len as u64,
+                h.device_ptr(g),
+            )
+            .unwrap();
+            h
+        })
+        .collect();
+    for (&(off, len), h) in cases.iter().zip(&outs) {
+        let got: Vec<u64> = h.download(g).unwrap().into_iter().map(u64::from).collect();
+        assert_eq!(
+            got,
+            reference::histogram_u8(&bytes[off..off + len]),
+            "back to back: offset {off}, {len} bytes"
+        );
+    }
+    // One value everywhere (every lane's column of one bin).
+    let same = DeviceBuffer::upload(g, &vec![7u8; size(1 << 22)]).unwrap();
+    assert_eq!(
+        g.histogram_u8_device(&same, a).unwrap(),
+        reference::histogram_u8(&vec![7u8; size(1 << 22)])
+    );
+    // The seeds' variants write their counters too, and refuse data their loads cannot read.
+    for v in [
+        HistogramAlgorithm::GlobalAtomic,
+        HistogramAlgorithm::GlobalAtomicUnrolled,
+        HistogramAlgorithm::SharedPrivate,
+        HistogramAlgorithm::WarpPrivate,
+        HistogramAlgorithm::LanePrivate,
+    ] {
+        let h = poisoned_counts(g, 256);
+        g.enqueue_histogram_u8(v, db.device_ptr(g), n as u64, h.device_ptr(g))
+            .unwrap();
+        let got: Vec<u64> = h.download(g).unwrap().into_iter().map(u64::from).collect();
+        assert_eq!(got, reference::histogram_u8(&bytes), "{v}");
+        let misaligned = g.enqueue_histogram_u8(v, db.device_ptr(g) + 2, 100, h.device_ptr(g));
+        assert_eq!(
+            misaligned.is_err(),
+            v != HistogramAlgorithm::GlobalAtomic,
+            "{v}"
+        );
     }
 }

@@ -98,6 +98,15 @@ pub(crate) fn zero(b: &CudaBackend, ptr: u64, bytes: usize) -> Result<()> {
         .map_err(|e| driver_err("cuMemsetD8Async", e))
 }
 
+/// Fills `bytes` bytes at `ptr` with 0xAB on the backend's stream: histogram counters are
+/// poisoned before every timed call, which must write all of them (0xABABABAB is no count a
+/// benchmark input produces).
+pub(crate) fn poison(b: &CudaBackend, ptr: u64, bytes: usize) -> Result<()> {
+    // SAFETY: callers pass a live device allocation of at least `bytes` bytes.
+    unsafe { dres::memset_d8_async(ptr, 0xAB, bytes, b.stream().cu_stream()) }
+        .map_err(|e| driver_err("cuMemsetD8Async", e))
+}
+
 /// Copies `bytes` bytes from `src` to `dst` on the backend's stream.
 pub(crate) fn copy(b: &CudaBackend, dst: u64, src: u64, bytes: usize) -> Result<()> {
     // SAFETY: callers pass live, non-overlapping device allocations of at least `bytes`.
@@ -228,7 +237,7 @@ fn hist_study(run: &mut Run, b: &CudaBackend) -> Result<()> {
         for round in 0..1 + m.warmups + m.samples {
             for (vi, v) in variants.iter().enumerate() {
                 let h = &counts[vi];
-                zero(b, h.device_ptr(b), 256 * 4)?;
+                poison(b, h.device_ptr(b), 256 * 4)?;
                 let ms = timer.time(b, || {
                     b.enqueue_histogram_u8(*v, copies.ptr(b, k), n as u64, h.device_ptr(b))
                 })?;
@@ -261,7 +270,8 @@ fn hist_study(run: &mut Run, b: &CudaBackend) -> Result<()> {
             .with("input_copies", copies.count())
             .with(
                 "timing",
-                "device events around the kernel launches; counters zeroed before the start event",
+                "device events around the whole call: the seeds' variants' memset of the \
+                 counters and their kernel, auto's one launch; counters poisoned before the start event",
             );
             recs.push(r);
         }
@@ -294,7 +304,8 @@ fn hist_study(run: &mut Run, b: &CudaBackend) -> Result<()> {
     run.say(&format!(
         "Histogram study: {} of u8, 256 bins; 1 precheck, {} warm-ups, {} samples per variant, \
          variants alternating; every sample's bins checked against the CPU reference. Device \
-         events around the kernel (including the shared kernel's init and merge), transfers \
+         events around the whole call (the seeds' variants' memset of the counters and their \
+         kernel, auto's one launch), transfers \
          excluded; type-7 quantiles; speed-up = ratio of medians.\n{}{}",
         table::bytes(n as u64),
         m.warmups,
@@ -336,14 +347,14 @@ fn contention(run: &mut Run, b: &CudaBackend) -> Result<()> {
                     &want,
                 )
             };
-            zero(b, h.device_ptr(b), 1024)?;
+            poison(b, h.device_ptr(b), 1024)?;
             b.enqueue_histogram_u8(*v, copies.ptr(b, 0), n as u64, h.device_ptr(b))?;
             b.sync()?;
             check("precheck")?;
             let samples = measure(
                 b,
                 &m,
-                |_| zero(b, h.device_ptr(b), 1024),
+                |_| poison(b, h.device_ptr(b), 1024),
                 |i| b.enqueue_histogram_u8(*v, copies.ptr(b, i), n as u64, h.device_ptr(b)),
             )?;
             check("last sample")?;
@@ -1027,12 +1038,13 @@ fn timed_histogram<T: bytemuck::Pod>(
     )?;
     drop(host);
     let h = b.zeroed_counts(want.len())?;
+    poison(b, h.device_ptr(b), 4 * want.len())?;
     enqueue(copies.ptr(b, 0), h.device_ptr(b))?;
     data::check_equal(what, &download_counts(b, &h)?, want)?;
     let samples = measure(
         b,
         m,
-        |_| zero(b, h.device_ptr(b), 4 * want.len()),
+        |_| poison(b, h.device_ptr(b), 4 * want.len()),
         |i| enqueue(copies.ptr(b, i), h.device_ptr(b)),
     )?;
     data::check_equal(

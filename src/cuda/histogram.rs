@@ -7,12 +7,19 @@ use crate::error::{Error, Result};
 use crate::key::DType;
 use crate::sample::Sample;
 use crate::tuning::cuda::{
-    hist_bins_threads, HIST16_MIN_SAMPLES_PER_BLOCK, HIST16_THREADS, HIST16_VECS,
-    HIST_BINS_COPIES_BYTES, HIST_CHANNELS_THREADS, HIST_CHUNK, HIST_SHARED_BYTES, HIST_THREADS,
+    hist_bins_threads, hist_bytes_threads, HIST16_MIN_SAMPLES_PER_BLOCK, HIST16_THREADS,
+    HIST16_VECS, HIST_BINS_COPIES_BYTES, HIST_CHANNELS_THREADS, HIST_CHUNK, HIST_SHARED_BYTES,
+    HIST_THREADS,
 };
 
 pub(crate) fn u8_spec() -> ModuleSpec {
     ModuleSpec::new(KernelFile::Histogram).define("THREADS", HIST_THREADS)
+}
+
+/// The module of the default byte histogram (`hist_bytes`, in the same file as the seeds'
+/// variants, with its own block size).
+pub(crate) fn bytes_spec() -> ModuleSpec {
+    ModuleSpec::new(KernelFile::Histogram).define("THREADS", hist_bytes_threads())
 }
 
 pub(crate) fn u16_spec() -> ModuleSpec {
@@ -46,7 +53,8 @@ fn u8_kernel(a: HistogramAlgorithm) -> Result<&'static str> {
         HistogramAlgorithm::GlobalAtomicUnrolled => "hist_global_atomic_u32",
         HistogramAlgorithm::SharedPrivate => "hist_shared",
         HistogramAlgorithm::WarpPrivate => "hist_warp_private",
-        HistogramAlgorithm::LanePrivate | HistogramAlgorithm::Auto => "hist_lane_private",
+        HistogramAlgorithm::LanePrivate => "hist_lane_private",
+        HistogramAlgorithm::Auto => "hist_bytes",
         HistogramAlgorithm::CpuPrivate => {
             return Err(Error::Unsupported(
                 "cpu-private runs on the CPU backend".into(),
@@ -119,7 +127,8 @@ impl CudaBackend {
         self.counts_in_chunks_of(n, bins, HIST_CHUNK, launch)
     }
 
-    /// [`Self::counts_in_chunks`] with chunks of `chunk` samples (at most `HIST_CHUNK`).
+    /// [`Self::counts_in_chunks`] with chunks of `chunk` samples (at most `HIST_CHUNK`). The
+    /// counters are not zeroed here: every `enqueue_histogram_*` writes all of its counters.
     fn counts_in_chunks_of(
         &self,
         n: u64,
@@ -132,7 +141,7 @@ impl CudaBackend {
         let mut start = 0u64;
         while start < n {
             let len = (n - start).min(chunk);
-            let h = self.zeroed_counts(bins)?;
+            let h = DeviceBuffer::<u32>::alloc(self, bins)?;
             launch(start, len, h.device_ptr(self))?;
             for (t, c) in total.iter_mut().zip(h.download(self)?) {
                 *t += c as u64;
@@ -142,8 +151,11 @@ impl CudaBackend {
         Ok(total)
     }
 
-    /// Enqueues a 256-bin byte histogram of `n` bytes at `data` into the counters at `hist`,
-    /// in chunks whose counts fit 32 bits (chunk starts stay 16-byte aligned).
+    /// Enqueues the 256-bin byte histogram of `n` bytes at `data` and writes it to the 256
+    /// 32-bit counters at `hist` (which need not be zeroed; `n` < 2^32, or the counts wrap).
+    /// `auto` takes one launch and reads `data` at any alignment. The seeds' variants add to
+    /// counters that a memset zeroes first, and need `data` aligned to their loads: 4 bytes
+    /// for global-atomic-unrolled, 16 for shared, warp- and lane-private.
     pub fn enqueue_histogram_u8(
         &self,
         a: HistogramAlgorithm,
@@ -152,22 +164,70 @@ impl CudaBackend {
         hist: u64,
     ) -> Result<()> {
         let name = u8_kernel(a)?;
-        let f = self.function(&u8_spec(), name)?;
-        let mut start = 0u64;
-        while start < n {
-            let len = (n - start).min(HIST_CHUNK);
-            let grid = self.grid_stride_blocks(len / 16 + 1, HIST_THREADS);
-            self.launch(
-                &f,
-                name,
-                grid,
-                HIST_THREADS,
-                0,
-                &[KArg::U64(hist), KArg::U64(data + start), KArg::U64(len)],
-            )?;
-            start += len;
+        if n > u32::MAX as u64 {
+            return Err(Error::invalid(format!(
+                "{n} bytes in one byte-histogram launch overflow its 32-bit counters"
+            )));
         }
-        Ok(())
+        if a == HistogramAlgorithm::Auto {
+            return self.enqueue_histogram_bytes(data, n, hist);
+        }
+        let align = match a {
+            HistogramAlgorithm::GlobalAtomic => 1,
+            HistogramAlgorithm::GlobalAtomicUnrolled => 4,
+            _ => 16,
+        };
+        if data % align != 0 {
+            return Err(Error::invalid(format!(
+                "histogram variant '{a}' reads {align}-byte words and needs data aligned to \
+                 {align} bytes (address {data:#x}); auto reads any alignment"
+            )));
+        }
+        self.memset0(hist, 256 * 4)?;
+        let f = self.function(&u8_spec(), name)?;
+        let grid = self.grid_stride_blocks(n / 16 + 1, HIST_THREADS);
+        self.launch(
+            &f,
+            name,
+            grid,
+            HIST_THREADS,
+            0,
+            &[KArg::U64(hist), KArg::U64(data), KArg::U64(n)],
+        )
+    }
+
+    /// One launch of `hist_bytes`: the counts of `n` (< 2^32) bytes at `data` written to
+    /// `hist`, on a grid of one wave of resident blocks.
+    fn enqueue_histogram_bytes(&self, data: u64, n: u64, hist: u64) -> Result<()> {
+        let threads = hist_bytes_threads();
+        let (f, per_sm) = self.resident_function(&bytes_spec(), "hist_bytes", threads, 0)?;
+        let wave = per_sm as u64 * self.info.sm_count.max(1) as u64;
+        // Two 16-byte vectors per thread at least, one block for an empty input.
+        let grid = (n / 32).div_ceil(threads as u64).clamp(1, wave) as u32;
+        let acc = self.hist_accumulator()?;
+        self.launch(
+            &f,
+            "hist_bytes",
+            grid,
+            threads,
+            0,
+            &[
+                KArg::U64(hist),
+                KArg::U64(acc),
+                KArg::U64(data),
+                KArg::U64(n),
+            ],
+        )
+    }
+
+    /// The device address of `hist_bytes`'s accumulator (257 counters, zero between
+    /// launches), allocated and zeroed on the stream on first use.
+    fn hist_accumulator(&self) -> Result<u64> {
+        let mut acc = self.hist_acc.lock().unwrap_or_else(|p| p.into_inner());
+        if acc.is_none() {
+            *acc = Some(self.zeroed_counts(257)?);
+        }
+        Ok(acc.as_ref().map_or(0, |a| a.device_ptr(self)))
     }
 
     /// Device-resident byte histogram into 256 bins.
@@ -269,8 +329,8 @@ impl CudaBackend {
     }
 
     /// Enqueues (without waiting) the even-bin histogram of `n` samples of `T` at `data` (any
-    /// element-aligned device address; `n` < 2^32) into the `bins` zeroed 32-bit counters at
-    /// `hist`.
+    /// element-aligned device address; `n` < 2^32) and writes it to the `bins` 32-bit counters
+    /// at `hist` (zeroed on the stream first, then counted into).
     #[allow(clippy::too_many_arguments)] // the histogram's own parameters
     pub fn enqueue_histogram_even<T: Sample>(
         &self,
@@ -293,6 +353,7 @@ impl CudaBackend {
         };
         let magic = u64::MAX / range.max(1);
         let copies = Self::bins_copies(bins, 0, private);
+        self.memset0(hist, bins * 4)?;
         self.launch_bins(
             &spec,
             "hist_even",
@@ -371,7 +432,8 @@ impl CudaBackend {
 
     /// Enqueues (without waiting) the range-bin histogram of `n` samples of `T` at `data` (any
     /// element-aligned device address; `n` < 2^32) with the `num_bounds` checked boundaries at
-    /// device address `bounds` into the `num_bounds - 1` zeroed 32-bit counters at `hist`.
+    /// device address `bounds`, written to the `num_bounds - 1` 32-bit counters at `hist`
+    /// (zeroed on the stream first, then counted into).
     #[allow(clippy::too_many_arguments)] // the histogram's own parameters
     pub fn enqueue_histogram_range<T: Sample>(
         &self,
@@ -386,6 +448,7 @@ impl CudaBackend {
         let bins = num_bounds - 1;
         let bounds_bytes = num_bounds * std::mem::size_of::<T>();
         let copies = Self::bins_copies(bins, bounds_bytes, private);
+        self.memset0(hist, bins * 4)?;
         self.launch_bins(
             &spec,
             "hist_range",
@@ -466,8 +529,8 @@ impl CudaBackend {
     }
 
     /// Enqueues a 65536-bin histogram of `n` 16-bit samples at `data` (any 2-byte aligned
-    /// address) into the 32-bit counters at `hist` (zeroed by the caller; fewer than 2^32
-    /// samples).
+    /// address; fewer than 2^32 samples) and writes it to the 65536 32-bit counters at `hist`
+    /// (zeroed on the stream first, then counted into).
     pub fn enqueue_histogram_u16(&self, data: u64, n: u64, hist: u64) -> Result<()> {
         let bins = self.hist16_bins_per_pass()?;
         self.enqueue_histogram_u16_passes(data, n, hist, bins)
@@ -489,13 +552,14 @@ impl CudaBackend {
                 "{bins} bins per pass of a 16-bit histogram: not an even divisor of 65536 that fits"
             )));
         }
-        if n == 0 {
-            return Ok(());
-        }
         if n > u32::MAX as u64 {
             return Err(Error::invalid(format!(
                 "{n} samples in one 16-bit histogram launch overflow its 32-bit counters"
             )));
+        }
+        self.memset0(hist, U16_BINS * 4)?;
+        if n == 0 {
+            return Ok(());
         }
         let f = self.function(&u16_spec(), "hist_u16")?;
         let shared = bins * 2;
@@ -551,7 +615,8 @@ impl CudaBackend {
     }
 
     /// Enqueues `channels` 256-bin histograms of `n` interleaved bytes at `data` (byte i in
-    /// channel i % channels) into `channels * 256` zeroed 32-bit counters at `hist`.
+    /// channel i % channels), written to `channels * 256` 32-bit counters at `hist` (zeroed on
+    /// the stream first, then counted into).
     pub fn enqueue_histogram_channels(
         &self,
         channels: usize,
@@ -560,6 +625,12 @@ impl CudaBackend {
         hist: u64,
     ) -> Result<()> {
         crate::sample::check_channels(n as usize, channels)?;
+        if n > u32::MAX as u64 {
+            return Err(Error::invalid(format!(
+                "{n} bytes in one multi-channel histogram launch overflow its 32-bit counters"
+            )));
+        }
+        self.memset0(hist, channels * 256 * 4)?;
         if n == 0 {
             return Ok(());
         }

@@ -93,8 +93,12 @@ pub struct CudaBackend {
     info: DeviceInfo,
     target: Target,
     modules: Arc<Mutex<HashMap<ModuleSpec, Arc<CudaModule>>>>,
-    /// Resident blocks per SM of each pipelined-scan module whose shared-memory limit is set.
-    pipe_occupancy: Mutex<HashMap<ModuleSpec, u32>>,
+    /// Resident blocks per SM of kernels whose grid is one wave, by module and entry point
+    /// (their dynamic shared-memory limit set where they need one).
+    resident: Mutex<HashMap<(ModuleSpec, &'static str), u32>>,
+    /// The byte histogram's accumulator: 256 counters and a ticket, zero between launches
+    /// (`hist_bytes` leaves it so); allocated on first use.
+    hist_acc: Mutex<Option<DeviceBuffer<u32>>>,
     /// Serialises host-slice operations on the one stream.
     op_lock: Mutex<()>,
     plans: Mutex<Vec<SortPlan>>,
@@ -173,7 +177,8 @@ impl CudaBackend {
             info,
             target,
             modules: Arc::new(Mutex::new(HashMap::new())),
-            pipe_occupancy: Mutex::new(HashMap::new()),
+            resident: Mutex::new(HashMap::new()),
+            hist_acc: Mutex::new(None),
             op_lock: Mutex::new(()),
             plans: Mutex::new(Vec::new()),
         })
@@ -210,6 +215,38 @@ impl CudaBackend {
 
     pub(crate) fn lock(&self) -> MutexGuard<'_, ()> {
         self.op_lock.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Function `name` of module `spec` with the number of its blocks of `threads` threads and
+    /// `dyn_smem` bytes of dynamic shared memory that an SM holds at once (at least 1). The
+    /// first call per kernel raises its dynamic shared-memory limit to `dyn_smem` and asks the
+    /// driver; later calls reuse the answer.
+    pub(crate) fn resident_function(
+        &self,
+        spec: &ModuleSpec,
+        name: &'static str,
+        threads: u32,
+        dyn_smem: u32,
+    ) -> Result<(CudaFunction, u32)> {
+        let f = self.function(spec, name)?;
+        let mut known = self.resident.lock().unwrap_or_else(|p| p.into_inner());
+        let key = (spec.clone(), name);
+        if let Some(&per_sm) = known.get(&key) {
+            return Ok((f, per_sm));
+        }
+        if dyn_smem > 0 {
+            f.set_attribute(
+                drv::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                dyn_smem as i32,
+            )
+            .map_err(|e| driver_err(&format!("cuFuncSetAttribute({name})"), e))?;
+        }
+        let per_sm = f
+            .occupancy_max_active_blocks_per_multiprocessor(threads, dyn_smem as usize, None)
+            .map_err(|e| driver_err("cuOccupancyMaxActiveBlocksPerMultiprocessor", e))?
+            .max(1);
+        known.insert(key, per_sm);
+        Ok((f, per_sm))
     }
 
     /// Loads (compiling on first use) the module `spec` and returns function `name` from it.
@@ -304,6 +341,9 @@ pub fn all_module_specs() -> Vec<ModuleSpec> {
         }
     }
     v.push(histogram::u8_spec());
+    if histogram::bytes_spec() != histogram::u8_spec() {
+        v.push(histogram::bytes_spec());
+    }
     v.push(histogram::u16_spec());
     v.push(histogram::channels_spec());
     v

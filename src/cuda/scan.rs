@@ -276,6 +276,7 @@ impl CudaBackend {
                 KArg::U32(scratch.cap_tiles.min(u32::MAX as u64) as u32),
                 KArg::U32(epoch),
                 KArg::U32(inclusive as u32),
+                KArg::U32(shape.first_delay(tiles)),
             ],
         )
     }
@@ -284,28 +285,13 @@ impl CudaBackend {
     /// first call per module sets the function's shared-memory limit (the stages exceed the
     /// default 48 KiB) and asks the occupancy; later launches reuse both.
     fn pipelined_function(&self, d: DType) -> Result<(CudaFunction, u32)> {
-        let spec = scan_pipelined_spec(d)?;
-        let f = self.function(&spec, "scan_pipelined")?;
-        let mut known = self
-            .pipe_occupancy
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
-        if let Some(&per_sm) = known.get(&spec) {
-            return Ok((f, per_sm));
-        }
         let shape = scan_pipe_shape();
-        let smem = shape.stage_bytes();
-        f.set_attribute(
-            cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-            smem as i32,
+        self.resident_function(
+            &scan_pipelined_spec(d)?,
+            "scan_pipelined",
+            shape.threads(),
+            shape.stage_bytes(),
         )
-        .map_err(|e| super::driver_err("cuFuncSetAttribute(scan_pipelined)", e))?;
-        let per_sm = f
-            .occupancy_max_active_blocks_per_multiprocessor(shape.threads(), smem as usize, None)
-            .map_err(|e| super::driver_err("cuOccupancyMaxActiveBlocksPerMultiprocessor", e))?
-            .max(1);
-        known.insert(spec, per_sm);
-        Ok((f, per_sm))
     }
 
     /// The number of the next launch on `scratch` (clearing it when the numbers wrap).

@@ -638,7 +638,7 @@ impl CudaBackend {
             .map_err(|e| driver_err("cuMemcpyDtoDAsync", e))
     }
 
-    fn memset0(&self, dst: u64, bytes: usize) -> Result<()> {
+    pub(crate) fn memset0(&self, dst: u64, bytes: usize) -> Result<()> {
         // SAFETY: callers pass a live device allocation of at least `bytes` bytes.
         unsafe { dres::memset_d8_async(dst, 0, bytes, self.stream.cu_stream()) }
             .map_err(|e| driver_err("cuMemsetD8Async", e))

@@ -26,6 +26,26 @@ pub const SCAN_TILE: u32 = SCAN_THREADS * SCAN_ITEMS;
 
 /// Histogram kernels: threads per block.
 pub const HIST_THREADS: u32 = 256;
+/// The default byte histogram (`hist_bytes`): threads per block. Its grid is one wave of
+/// resident blocks (each holds a 32 KiB lane-private table), so the block size sets how many
+/// tables an SM holds and how many blocks merge at the end: 256 threads give 6 blocks per SM
+/// on the H200, 512 give 4, 1024 give 2. `HISTOSORT_HIST_THREADS` (256, 512 or 1024)
+/// overrides. H200, session 11, `bench peers --no-cub`, GB/s over the 8 inputs (uniform,
+/// 8 and 1 distinct, the entropy presets), 64 MiB / 1 GiB: 256 threads 2013-2387 /
+/// 3885-3978; 512 2556-2724 / 4196-4234 (first round) and 2337-2530 / 4149-4245 (last);
+/// 1024 2422-2658 / 4175-4227. 512 and 1024 are level; 256 (6 tables per SM) is slower.
+pub const HIST_BYTES_THREADS: u32 = 512;
+
+/// The default byte histogram's threads per block: [`HIST_BYTES_THREADS`] or
+/// `HISTOSORT_HIST_THREADS`.
+pub fn hist_bytes_threads() -> u32 {
+    static T: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
+    match *T.get_or_init(|| env_tuning("HISTOSORT_HIST_THREADS")) {
+        Some(t @ (256 | 512 | 1024)) => t,
+        _ => HIST_BYTES_THREADS,
+    }
+}
+
 /// Even/range bins are privatised in shared memory while counters (and boundaries) fit in
 /// this many bytes (the default 48 KiB a block gets without opting in).
 pub const HIST_SHARED_BYTES: u32 = 48 * 1024;
@@ -621,6 +641,17 @@ pub const SCAN_PIPE_AUTO: bool = true;
 /// The most dynamic shared memory the pipelined scan's stages may take (the H200 gives a block
 /// 227 KiB; the kernel's static part is under 1 KiB).
 pub const SCAN_PIPE_MAX_STAGE_BYTES: u32 = 224 * 1024;
+/// Pipelined scan: grids of at least this many tiles sleep [`SCAN_PIPE_PACE_NS`] before their
+/// first look-back read instead of [`SCAN_LB_DELAY_FIRST`] (a kernel argument, chosen per
+/// launch). H200, session 10, run 5 (2400 / 1000 ns against 1200 / 650 for every grid): `bench
+/// peers` 2^28 u32 exclusive 3768 / 3607 GB/s, f32 3770 / 3618, u64 3811 / 3801; `bench scan`
+/// u32 2^22 1518 / 1678 (-10%), 2^24 2599 / 2745 (-5%), 2^26 3501 / 3377 (+4%); ncu u32 2^28
+/// / u64 2^27, us: 2400 / 650 559 / 558, 1200 / 650 572 / 565. A u32 tile holds 8192
+/// elements, so 8192 tiles is 2^26 u32 elements (2^25 u64).
+pub const SCAN_PIPE_PACE_TILES: u32 = 8192;
+pub const SCAN_PIPE_PACE_NS: u32 = 2400;
+/// Look-back scans: grids of fewer tiles than this do not sleep before their first read.
+pub const SCAN_LB_PACE_MIN_TILES: u32 = 500;
 
 /// The shape of the pipelined look-back scan; `HISTOSORT_SCAN_PIPE` (e.g.
 /// `consumers=256,vecs=8,stages=3,blocks=2,auto=1`; keys left out keep their defaults) changes
@@ -633,6 +664,9 @@ pub struct ScanPipeShape {
     pub min_blocks: u32,
     /// Whether `auto` takes the pipelined scan where it fits ([`SCAN_PIPE_AUTO`]).
     pub auto: bool,
+    /// Grids of at least `pace_tiles` tiles sleep `pace_ns` before their first look-back read.
+    pub pace_tiles: u32,
+    pub pace_ns: u32,
 }
 
 impl ScanPipeShape {
@@ -642,7 +676,22 @@ impl ScanPipeShape {
         stages: SCAN_PIPE_STAGES,
         min_blocks: SCAN_PIPE_MIN_BLOCKS,
         auto: SCAN_PIPE_AUTO,
+        pace_tiles: SCAN_PIPE_PACE_TILES,
+        pace_ns: SCAN_PIPE_PACE_NS,
     };
+
+    /// The sleep in ns before a tile's first look-back read in a grid of `tiles` tiles:
+    /// `pace_ns` from `pace_tiles` tiles up, [`SCAN_LB_DELAY_FIRST`] from
+    /// [`SCAN_LB_PACE_MIN_TILES`], none below (predecessors are published almost at once).
+    pub const fn first_delay(&self, tiles: u64) -> u32 {
+        if tiles >= self.pace_tiles as u64 {
+            self.pace_ns
+        } else if tiles >= SCAN_LB_PACE_MIN_TILES as u64 {
+            SCAN_LB_DELAY_FIRST
+        } else {
+            0
+        }
+    }
 
     /// Threads per block: the consumers, the look-back warp and the load warp.
     pub const fn threads(&self) -> u32 {
@@ -667,7 +716,7 @@ impl std::str::FromStr for ScanPipeShape {
         let mut s = ScanPipeShape::DEFAULT;
         parse_settings(
             spec,
-            "a pipelined scan setting (consumers 32-960 in multiples of 32, vecs 1-16, stages 2-16, blocks 0-8, auto 0-1)",
+            "a pipelined scan setting (consumers 32-960 in multiples of 32, vecs 1-16, stages 2-16, blocks 0-8, auto 0-1, pace_tiles, pace_ns 0-100000)",
             |k, v| {
                 match k {
                     "consumers" if v % 32 == 0 && (32..=960).contains(&v) => s.consumers = v,
@@ -675,6 +724,8 @@ impl std::str::FromStr for ScanPipeShape {
                     "stages" if (2..=16).contains(&v) => s.stages = v,
                     "blocks" if v <= 8 => s.min_blocks = v,
                     "auto" if v <= 1 => s.auto = v == 1,
+                    "pace_tiles" => s.pace_tiles = v,
+                    "pace_ns" if v <= 100_000 => s.pace_ns = v,
                     _ => return false,
                 }
                 true
@@ -784,6 +835,19 @@ mod tests {
         assert_eq!(s.stage_bytes(), 6 * 128 * d.vecs * 16);
         assert!("auto=1".parse::<ScanPipeShape>().unwrap().auto);
         assert!(!"auto=0".parse::<ScanPipeShape>().unwrap().auto);
+        let p = "pace_tiles=100,pace_ns=3000"
+            .parse::<ScanPipeShape>()
+            .unwrap();
+        assert_eq!((p.pace_tiles, p.pace_ns), (100, 3000));
+        // The first look-back sleep by grid size: none, the classic one, the long one.
+        assert_eq!(d.first_delay(SCAN_LB_PACE_MIN_TILES as u64 - 1), 0);
+        assert_eq!(
+            d.first_delay(SCAN_LB_PACE_MIN_TILES as u64),
+            SCAN_LB_DELAY_FIRST
+        );
+        assert_eq!(d.first_delay(d.pace_tiles as u64 - 1), SCAN_LB_DELAY_FIRST);
+        assert_eq!(d.first_delay(d.pace_tiles as u64), d.pace_ns);
+        assert_eq!(d.first_delay(1 << 40), d.pace_ns);
         // 8 stages of 32 KiB do not fit.
         assert!("consumers=256,vecs=8,stages=8"
             .parse::<ScanPipeShape>()
@@ -796,6 +860,7 @@ mod tests {
             "stages=1",
             "blocks=9",
             "auto=2",
+            "pace_ns=100001",
             "threads=256",
             "stages",
         ] {
