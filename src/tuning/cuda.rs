@@ -146,7 +146,11 @@ pub const fn onesweep_pass_min_blocks(key_bytes: u32, value_bytes: u32) -> u32 {
 /// register lives through the look-back; the loads fly while the keys leave, each slot's
 /// destination kept for its value) or before it (0: the look-back's wait hides the loads).
 /// Variant 1 (the late values staged before the keys leave) was measured and removed.
-/// `HISTOSORT_KERNEL_DEFINES=VALUES_LATE=N` overrides it. H200, session 6, pairs u32/u32 2^24 /
+/// Variants 3 and 4 (sm_90: a full tile's values arrive by one bulk copy issued as the tile is
+/// taken; 3 then moves them as 2 does, 4 restages them before the keys leave and holds no
+/// destinations, which removes the u32/u32 tile's 44 bytes of spills) compile for every key
+/// and value size but have not yet run on a GPU (session 12 had no device), so no default
+/// takes them. `HISTOSORT_KERNEL_DEFINES=VALUES_LATE=N` overrides it. H200, session 6, pairs u32/u32 2^24 /
 /// 2^26, ncu sum of the passes (us): 256x15x3: 0 604 / 2289, 1 636 / 2416, 2 605 / 2321;
 /// 384x23x2: 0 527 / 2020, 1 541 / 2078, 2 513 / 1924.
 pub const fn onesweep_values_late(key_bytes: u32, value_bytes: u32) -> u32 {
