@@ -73,6 +73,35 @@ pub(crate) trait Source<E>: Sync + Copy {
     /// # Safety
     /// `i` is below the length the source was built for, and element `i` is initialised.
     unsafe fn get(&self, i: usize) -> E;
+    /// A hint to bring the cache line(s) of element `i` into the cache; it never faults,
+    /// whatever `i` is (streaming loops ask [`ahead`] elements on, past the end too).
+    #[inline(always)]
+    fn prefetch(&self, i: usize) {
+        let _ = i;
+    }
+}
+
+/// How far ahead, in elements of `E`, a loop that streams its source prefetches it:
+/// [`tuning::PREFETCH_AHEAD_BYTES`]. Also the prefetch stride mask's period: loops prefetch
+/// once per [`line_len`] elements.
+#[inline(always)]
+pub(crate) const fn ahead<E>() -> usize {
+    tuning::PREFETCH_AHEAD_BYTES
+        / if size_of::<E>() == 0 {
+            1
+        } else {
+            size_of::<E>()
+        }
+}
+
+/// Prefetches `src` [`ahead`] elements past `i` when `i` starts one of the source's lines
+/// (in element count: every [`line_len`] elements), so a streaming loop issues one prefetch
+/// per cache line it reads.
+#[inline(always)]
+pub(crate) fn prefetch_ahead<E, S: Source<E>>(src: &S, i: usize) {
+    if i & (line_len::<E>() - 1) == 0 {
+        src.prefetch(i.wrapping_add(ahead::<E>()));
+    }
 }
 
 /// Where a pass writes element `i`.
@@ -155,6 +184,10 @@ impl<E: Copy + Send> Source<E> for Buf<E> {
     unsafe fn get(&self, i: usize) -> E {
         // SAFETY: the caller keeps `i` in bounds and initialised.
         unsafe { self.0.add(i).read() }
+    }
+    #[inline(always)]
+    fn prefetch(&self, i: usize) {
+        prefetch(self.0.wrapping_add(i).cast::<u8>());
     }
 }
 
@@ -368,6 +401,7 @@ unsafe fn survey_range<E: Elem, S: Source<E>>(
     let (mut or, mut and) = (E::B::ZERO, E::B::MAX);
     let mut i = lo;
     while i + 2 <= hi {
+        prefetch_ahead(&src, i);
         // SAFETY: `i + 1 < hi`; digits are masked below the radix, the length of each set.
         unsafe {
             let (x, y) = (src.get(i), src.get(i + 1));
@@ -442,6 +476,7 @@ pub(crate) unsafe fn survey_multi<E: Elem, S: Source<E>, W: Sink<E>>(
         if let Some(w) = warm {
             w.prefetch(i);
         }
+        src.prefetch(i.wrapping_add(ahead::<E>()));
         if bytes {
             for j in i..end {
                 // SAFETY: `j < len`; every index is masked to at most 8 bits (256 counters).
@@ -515,6 +550,7 @@ pub(crate) unsafe fn count<E: Elem, S: Source<E>>(
         let (lo, hi) = chunks.range(c);
         let mut cnt = vec![0usize; r];
         for i in lo..hi {
+            prefetch_ahead(src, i);
             // SAFETY: `i` is inside this chunk; the digit is masked below the radix.
             unsafe { *cnt.get_unchecked_mut(digit.of(src.get(i).bits())) += 1 };
         }
@@ -797,6 +833,7 @@ unsafe fn scatter_nt<E: Elem, S: Source<E>>(
     let mut lines = vec![Line([0; 64]); r];
     let stage = lines.as_mut_ptr().cast::<E>();
     for i in lo..hi {
+        prefetch_ahead(&src, i);
         // SAFETY: `i` is in this chunk; the digit is masked below `r`, so the staging slot
         // `d * l + s` is inside `lines` (`r` lines of `l` elements); `p` stays inside this
         // task's run of digit `d`; a streamed line `[p + 1 - l, p + 1)` starts at or after
@@ -923,6 +960,7 @@ unsafe fn scatter_wc<E: Elem, S: Source<E>, D: Sink<E>>(
     let lines = lines.as_mut_ptr();
 
     for i in lo..hi {
+        prefetch_ahead(&src, i);
         // SAFETY: `i` is in this chunk; the digit is masked below `r` = `off.len()`, and the
         // staging index below `r * l`.
         unsafe {
@@ -1018,6 +1056,7 @@ pub(crate) unsafe fn copy<E: Elem, S: Source<E>, D: Sink<E>>(src: &S, dst: &D, n
     let block = tuning::COPY_BLOCK;
     let task = |b: usize| {
         for i in b * block..((b + 1) * block).min(n) {
+            prefetch_ahead(src, i);
             // SAFETY: `i < n`; blocks are disjoint.
             unsafe { dst.put(i, src.get(i)) };
         }

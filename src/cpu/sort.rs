@@ -113,6 +113,10 @@ impl<K: RadixKey> Source<K::Bits> for Images<K> {
         // SAFETY: the engine keeps `i` in bounds.
         image(unsafe { self.0.add(i).read() }, self.1)
     }
+    #[inline(always)]
+    fn prefetch(&self, i: usize) {
+        radix::prefetch(self.0.wrapping_add(i).cast::<u8>());
+    }
 }
 
 /// Writes images back as keys.
@@ -152,6 +156,11 @@ impl<K: RadixKey, V: Value> Source<Pair<K::Bits, V>> for Zip<K, V> {
                 val: self.1.add(i).read(),
             }
         }
+    }
+    #[inline(always)]
+    fn prefetch(&self, i: usize) {
+        radix::prefetch(self.0.wrapping_add(i).cast::<u8>());
+        radix::prefetch(self.1.wrapping_add(i).cast::<u8>());
     }
 }
 
@@ -213,6 +222,10 @@ impl<K: RadixKey, I: SortIndex> Source<Pair<K::Bits, I>> for Iota<K, I> {
             val: I::from_usize(i),
         }
     }
+    #[inline(always)]
+    fn prefetch(&self, i: usize) {
+        radix::prefetch(self.0.wrapping_add(i).cast::<u8>());
+    }
 }
 
 /// Writes the index of `(image, index)` records.
@@ -245,7 +258,9 @@ impl<B: RadixBits, I: SortIndex> Sink<Pair<B, I>> for Indices<I> {
 /// An uninitialised scratch buffer of `n` elements; pages are only touched when written.
 /// Large buffers are aligned to 2 MiB and offered to the kernel as transparent huge pages:
 /// with 4 KiB pages, faulting a fresh 64 MiB buffer in was ~15% of a 2^24 u32 sort here
-/// (perf: `clear_page_erms` + `exc_page_fault`, bench/NOTES.md 2026-11-30 v2).
+/// (perf: `clear_page_erms` + `exc_page_fault`, bench/NOTES.md 2026-11-30 v2). Even as huge
+/// pages the kernel zeroes every fresh page (~8% of a 2^24 u32 sort, session 12), so large
+/// buffers are kept for the next sort ([`spare`]).
 struct Scratch<E> {
     ptr: *mut E,
     layout: std::alloc::Layout,
@@ -265,6 +280,12 @@ impl<E> Scratch<E> {
             Ok(l) => l,
             Err(_) => std::alloc::handle_alloc_error(Layout::new::<E>()),
         };
+        if let Some((ptr, layout)) = spare::take(layout) {
+            return Scratch {
+                ptr: ptr.cast::<E>(),
+                layout,
+            };
+        }
         // SAFETY: the layout has a nonzero size.
         let ptr = unsafe { std::alloc::alloc(layout) }.cast::<E>();
         if ptr.is_null() {
@@ -286,9 +307,112 @@ impl<E> Scratch<E> {
 
 impl<E> Drop for Scratch<E> {
     fn drop(&mut self) {
-        // SAFETY: allocated in `new` with this layout.
-        unsafe { std::alloc::dealloc(self.ptr.cast(), self.layout) }
+        // SAFETY: allocated with this layout (in `new`, or by the sort that left it spare).
+        unsafe { spare::give(self.ptr.cast(), self.layout) }
     }
+}
+
+/// Scratch buffers kept between sorts: up to [`tuning::SCRATCH_KEEP`] buffers of at least
+/// [`tuning::SCRATCH_KEEP_MIN_BYTES`], together at most [`tuning::SCRATCH_KEEP_MAX_BYTES`].
+/// A sort takes the smallest spare that holds its buffer; [`release_scratch`] frees them
+/// all.
+mod spare {
+    use std::alloc::Layout;
+    use std::sync::{Mutex, MutexGuard};
+
+    use crate::tuning::cpu as tuning;
+
+    /// Address and layout of a kept buffer (the address as an integer: a raw pointer is not
+    /// `Send`; only this module dereferences it, through `dealloc`).
+    pub(super) type Entry = (usize, Layout);
+
+    static SPARE: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
+
+    fn spares() -> MutexGuard<'static, Vec<Entry>> {
+        // The list stays consistent whatever a panicking holder did: it is only pushed to
+        // and removed from.
+        SPARE.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The policy of [`take`]: the smallest listed buffer of `want`'s alignment and at least
+    /// its size, removed from `list`.
+    pub(super) fn pick(list: &mut Vec<Entry>, want: Layout) -> Option<Entry> {
+        if want.size() < tuning::SCRATCH_KEEP_MIN_BYTES {
+            return None;
+        }
+        let i = (0..list.len())
+            .filter(|&i| list[i].1.size() >= want.size() && list[i].1.align() == want.align())
+            .min_by_key(|&i| list[i].1.size())?;
+        Some(list.swap_remove(i))
+    }
+
+    /// The policy of [`give`]: `e` joins `list` when its size is in the kept range; returns
+    /// what must be freed (`e` itself, or the oldest entries over the count or the bytes).
+    pub(super) fn keep(list: &mut Vec<Entry>, e: Entry) -> Vec<Entry> {
+        if !(tuning::SCRATCH_KEEP_MIN_BYTES..=tuning::SCRATCH_KEEP_MAX_BYTES).contains(&e.1.size())
+        {
+            return vec![e];
+        }
+        list.push(e);
+        let mut evicted = Vec::new();
+        while list.len() > tuning::SCRATCH_KEEP
+            || list.iter().map(|(_, l)| l.size()).sum::<usize>() > tuning::SCRATCH_KEEP_MAX_BYTES
+        {
+            evicted.push(list.remove(0));
+        }
+        evicted
+    }
+
+    /// A kept buffer for `want` (at least its size, the same alignment), with its own
+    /// layout, or `None`.
+    pub(super) fn take(want: Layout) -> Option<(*mut u8, Layout)> {
+        pick(&mut spares(), want).map(|(addr, layout)| (addr as *mut u8, layout))
+    }
+
+    /// Keeps the buffer at `ptr` for a later sort, or frees it; over the count or the bytes,
+    /// the oldest kept buffers are freed.
+    ///
+    /// # Safety
+    /// `ptr` was allocated with `layout` by the global allocator and is not used afterwards.
+    pub(super) unsafe fn give(ptr: *mut u8, layout: Layout) {
+        let evicted = keep(&mut spares(), (ptr as usize, layout));
+        // SAFETY: every entry came from the global allocator with its layout, and leaving the
+        // list (or never entering it) it has no other owner.
+        unsafe { free(evicted) };
+    }
+
+    /// # Safety
+    /// As [`give`], for every entry.
+    unsafe fn free(entries: Vec<Entry>) {
+        for (addr, layout) in entries {
+            // SAFETY: forwarded from the caller.
+            unsafe { std::alloc::dealloc(addr as *mut u8, layout) };
+        }
+    }
+
+    /// Frees every kept buffer.
+    pub(super) fn release() {
+        let all = std::mem::take(&mut *spares());
+        // SAFETY: as in `give`.
+        unsafe { free(all) };
+    }
+
+    /// Bytes held in kept buffers.
+    pub(super) fn held() -> usize {
+        spares().iter().map(|(_, l)| l.size()).sum()
+    }
+}
+
+/// Frees the scratch buffers the CPU sorts keep between calls (at most
+/// [`tuning::SCRATCH_KEEP`] buffers, [`tuning::SCRATCH_KEEP_MAX_BYTES`] together, the size of
+/// recent inputs): for a long-running process that is done sorting.
+pub fn release_scratch() {
+    spare::release();
+}
+
+/// Bytes the CPU sorts hold in scratch buffers kept between calls.
+pub fn scratch_held() -> usize {
+    spare::held()
 }
 
 /// Stable sort of `keys` in place.
@@ -587,4 +711,97 @@ fn argsort_impl<K: RadixKey, I: SortIndex>(keys: &[K], opts: &SortOptions) -> Ve
     // SAFETY: the last pass (or the copy after it) wrote every one of the `n` positions.
     unsafe { out.set_len(n) };
     out
+}
+
+#[cfg(test)]
+mod spare_tests {
+    use std::alloc::Layout;
+
+    use super::spare::{keep, pick, Entry};
+    use crate::tuning::cpu as tuning;
+
+    fn entry(addr: usize, bytes: usize, align: usize) -> Entry {
+        (addr, Layout::from_size_align(bytes, align).unwrap())
+    }
+
+    #[test]
+    fn spare_list_keeps_reuses_and_evicts() {
+        const MIB: usize = 1 << 20;
+        let mut list = Vec::new();
+        // Too small or too large: freed at once, never listed.
+        let small = entry(1, tuning::SCRATCH_KEEP_MIN_BYTES - 64, 64);
+        assert_eq!(keep(&mut list, small), vec![small]);
+        let huge = entry(2, tuning::SCRATCH_KEEP_MAX_BYTES + 64, 64);
+        assert_eq!(keep(&mut list, huge), vec![huge]);
+        assert!(list.is_empty());
+        // Kept, then taken by a request it can hold (smallest first, same alignment only).
+        assert!(keep(&mut list, entry(3, 64 * MIB, 2 * MIB)).is_empty());
+        assert!(keep(&mut list, entry(4, 8 * MIB, 64)).is_empty());
+        let want = |bytes, align| Layout::from_size_align(bytes, align).unwrap();
+        assert_eq!(
+            pick(&mut list, want(16 * MIB, 64)),
+            None,
+            "no 64-aligned buffer that big"
+        );
+        assert_eq!(
+            pick(&mut list, want(4 * MIB, 64)),
+            Some(entry(4, 8 * MIB, 64))
+        );
+        assert_eq!(
+            pick(&mut list, want(32 * MIB, 2 * MIB)),
+            Some(entry(3, 64 * MIB, 2 * MIB))
+        );
+        assert!(list.is_empty());
+        // Requests below the kept range never take a listed buffer.
+        assert!(keep(&mut list, entry(5, 2 * MIB, 64)).is_empty());
+        assert_eq!(pick(&mut list, want(MIB / 2, 64)), None);
+        // Over the count, the oldest goes.
+        assert!(keep(&mut list, entry(6, 2 * MIB, 64)).is_empty());
+        assert_eq!(tuning::SCRATCH_KEEP, 2);
+        assert_eq!(
+            keep(&mut list, entry(7, 2 * MIB, 64)),
+            vec![entry(5, 2 * MIB, 64)]
+        );
+        // Over the bytes, the oldest go until the rest fit.
+        let big = tuning::SCRATCH_KEEP_MAX_BYTES - MIB;
+        assert_eq!(
+            keep(&mut list, entry(8, big, 64)),
+            vec![entry(6, 2 * MIB, 64), entry(7, 2 * MIB, 64)]
+        );
+        assert_eq!(list, vec![entry(8, big, 64)]);
+    }
+
+    #[test]
+    fn sorts_on_reused_scratch_match_the_reference() {
+        // Buffers left by earlier sorts hold their data: a later sort of other keys (and of
+        // pairs, which take two) must not depend on what it finds there.
+        use crate::options::SortOptions;
+        let o = SortOptions::new();
+        for (round, n) in [(0u64, 1usize << 19), (1, 1 << 19), (2, (1 << 18) + 5)] {
+            let mut seed = 0x9E37_79B9_7F4A_7C15u64.wrapping_mul(round + 1);
+            let keys: Vec<u32> = (0..n)
+                .map(|_| {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    seed as u32
+                })
+                .collect();
+            let mut k = keys.clone();
+            super::sort_keys(&mut k, &o).unwrap();
+            assert_eq!(
+                k,
+                crate::reference::sort_keys(&keys, &o),
+                "keys, round {round}"
+            );
+            let mut k = keys.clone();
+            let mut v: Vec<u32> = (0..n as u32).collect();
+            super::sort_pairs(&mut k, &mut v, &o).unwrap();
+            let (rk, rv) =
+                crate::reference::sort_pairs(&keys, &(0..n as u32).collect::<Vec<_>>(), &o);
+            assert_eq!((k, v), (rk, rv), "pairs, round {round}");
+        }
+        assert!(super::scratch_held() <= tuning::SCRATCH_KEEP_MAX_BYTES);
+        super::release_scratch();
+    }
 }

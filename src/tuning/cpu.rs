@@ -99,3 +99,18 @@ pub const HUGE_PAGE: usize = 2 << 20;
 /// zeroed by the kernel on every call, were 3.5% of the sort; bench/NOTES.md 2026-11-30
 /// session 4), while larger ones are mapped afresh every time and fault in 2 MiB at once.
 pub const HUGE_PAGE_MIN: usize = 32 << 20;
+/// Scratch buffers are kept after a sort for the next one (`cpu::sort::release_scratch` frees
+/// them): at most this many (pairs use two)...
+pub const SCRATCH_KEEP: usize = 2;
+/// ...of at least this many bytes (below it the allocator's heap serves a buffer again
+/// without faults; a 4 MiB buffer, u32 2^20, came back as fresh pages when other
+/// allocations ran between two sorts)...
+pub const SCRATCH_KEEP_MIN_BYTES: usize = 1 << 20;
+/// ...and at most this many bytes together (a u32/u32 pair sort of 2^26 takes two of 512 MiB).
+pub const SCRATCH_KEEP_MAX_BYTES: usize = 1 << 30;
+/// Loops that stream their source from memory prefetch it this many bytes ahead (one prefetch
+/// per cache line read). The hardware prefetcher of the 2-core development VM (Intel Xeon,
+/// model 167, session 12) leaves a read-and-count loop at ~3 GB/s per core; with 4 KiB of
+/// software prefetch it ran 2.3-2.8x faster (u32 2^24 survey loop in C: scalar 1.78 -> 0.65
+/// ns/key, AVX-512 1.15 -> 0.52; 1 KiB 0.63, 16 KiB 0.60).
+pub const PREFETCH_AHEAD_BYTES: usize = 4096;
