@@ -3,8 +3,9 @@
 
 use rayon::prelude::*;
 
+use super::radix::prefetch;
 use crate::sample::{check_boundaries, check_channels, range_bin, EvenBin, Sample};
-use crate::tuning::cpu::{HIST_CHUNK, HIST_PAIR_MIN};
+use crate::tuning::cpu::{HIST_CHUNK, HIST_PAIR_MIN, PREFETCH_AHEAD_BYTES};
 use crate::Result;
 
 fn private_histograms<T: Sync>(
@@ -91,8 +92,13 @@ impl PairCounter {
             Ok(p) => p,
             Err(_) => return,
         };
+        let base = chunk.as_ptr();
         let mut words = chunk.chunks_exact(8);
-        for w in &mut words {
+        for (j, w) in (&mut words).enumerate() {
+            // One prefetch per cache line (see PREFETCH_AHEAD_BYTES).
+            if j % 8 == 0 {
+                prefetch(base.wrapping_add(j * 8 + PREFETCH_AHEAD_BYTES));
+            }
             let x = u64::from_le_bytes(w.try_into().unwrap_or_default());
             pairs[(x & 0xffff) as usize] += 1;
             lanes[0][((x >> 16) & 0xff) as usize] += 1;
@@ -142,8 +148,13 @@ fn count_bytes(chunk: &[u8], h: &mut [u64]) {
     let mut sub = [[0u32; 256]; LANES];
     // u32 counters: a piece adds at most its length to any one of them.
     for piece in chunk.chunks(1 << 30) {
+        let base = piece.as_ptr();
         let mut words = piece.chunks_exact(2 * LANES);
-        for w in &mut words {
+        for (j, w) in (&mut words).enumerate() {
+            // One prefetch per cache line (see PREFETCH_AHEAD_BYTES).
+            if j % 4 == 0 {
+                prefetch(base.wrapping_add(j * 2 * LANES + PREFETCH_AHEAD_BYTES));
+            }
             let (a, b) = w.split_at(LANES);
             let mut x = u64::from_le_bytes(a.try_into().unwrap_or_default());
             let mut y = u64::from_le_bytes(b.try_into().unwrap_or_default());

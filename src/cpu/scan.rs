@@ -256,8 +256,18 @@ impl<T: ScanElem> Reducer<T> {
 
     #[inline(always)]
     fn feed(&mut self, d: &[T]) {
+        // The reduction streams a block from memory: its lines are prefetched ahead (see
+        // PREFETCH_AHEAD_BYTES), one per line (a chunk of 32 lanes spans 1 to 8 lines).
+        let lines = (REDUCE_LANES * std::mem::size_of::<T>()).div_ceil(64);
         let mut c = d.chunks_exact(REDUCE_LANES);
         for x in &mut c {
+            let p = x
+                .as_ptr()
+                .cast::<u8>()
+                .wrapping_add(crate::tuning::cpu::PREFETCH_AHEAD_BYTES);
+            for l in 0..lines {
+                super::radix::prefetch(p.wrapping_add(l * 64));
+            }
             for (a, &x) in self.acc.iter_mut().zip(x) {
                 *a = a.add(x);
             }

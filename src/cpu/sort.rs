@@ -726,49 +726,47 @@ mod spare_tests {
 
     #[test]
     fn spare_list_keeps_reuses_and_evicts() {
-        const MIB: usize = 1 << 20;
+        const MIN: usize = tuning::SCRATCH_KEEP_MIN_BYTES;
+        const HUGE: usize = tuning::HUGE_PAGE;
         let mut list = Vec::new();
         // Too small or too large: freed at once, never listed.
-        let small = entry(1, tuning::SCRATCH_KEEP_MIN_BYTES - 64, 64);
+        let small = entry(1, MIN - 64, 64);
         assert_eq!(keep(&mut list, small), vec![small]);
-        let huge = entry(2, tuning::SCRATCH_KEEP_MAX_BYTES + 64, 64);
+        let huge = entry(2, tuning::SCRATCH_KEEP_MAX_BYTES + HUGE, HUGE);
         assert_eq!(keep(&mut list, huge), vec![huge]);
         assert!(list.is_empty());
         // Kept, then taken by a request it can hold (smallest first, same alignment only).
-        assert!(keep(&mut list, entry(3, 64 * MIB, 2 * MIB)).is_empty());
-        assert!(keep(&mut list, entry(4, 8 * MIB, 64)).is_empty());
+        assert!(keep(&mut list, entry(3, 4 * MIN, HUGE)).is_empty());
+        assert!(keep(&mut list, entry(4, 2 * MIN, 64)).is_empty());
         let want = |bytes, align| Layout::from_size_align(bytes, align).unwrap();
         assert_eq!(
-            pick(&mut list, want(16 * MIB, 64)),
+            pick(&mut list, want(3 * MIN, 64)),
             None,
             "no 64-aligned buffer that big"
         );
+        assert_eq!(pick(&mut list, want(MIN, 64)), Some(entry(4, 2 * MIN, 64)));
         assert_eq!(
-            pick(&mut list, want(4 * MIB, 64)),
-            Some(entry(4, 8 * MIB, 64))
-        );
-        assert_eq!(
-            pick(&mut list, want(32 * MIB, 2 * MIB)),
-            Some(entry(3, 64 * MIB, 2 * MIB))
+            pick(&mut list, want(MIN, HUGE)),
+            Some(entry(3, 4 * MIN, HUGE))
         );
         assert!(list.is_empty());
         // Requests below the kept range never take a listed buffer.
-        assert!(keep(&mut list, entry(5, 2 * MIB, 64)).is_empty());
-        assert_eq!(pick(&mut list, want(MIB / 2, 64)), None);
+        assert!(keep(&mut list, entry(5, MIN, HUGE)).is_empty());
+        assert_eq!(pick(&mut list, want(MIN / 2, HUGE)), None);
         // Over the count, the oldest goes.
-        assert!(keep(&mut list, entry(6, 2 * MIB, 64)).is_empty());
+        assert!(keep(&mut list, entry(6, MIN, HUGE)).is_empty());
         assert_eq!(tuning::SCRATCH_KEEP, 2);
         assert_eq!(
-            keep(&mut list, entry(7, 2 * MIB, 64)),
-            vec![entry(5, 2 * MIB, 64)]
+            keep(&mut list, entry(7, MIN, HUGE)),
+            vec![entry(5, MIN, HUGE)]
         );
         // Over the bytes, the oldest go until the rest fit.
-        let big = tuning::SCRATCH_KEEP_MAX_BYTES - MIB;
+        let big = tuning::SCRATCH_KEEP_MAX_BYTES - MIN / 2;
         assert_eq!(
-            keep(&mut list, entry(8, big, 64)),
-            vec![entry(6, 2 * MIB, 64), entry(7, 2 * MIB, 64)]
+            keep(&mut list, entry(8, big, HUGE)),
+            vec![entry(6, MIN, HUGE), entry(7, MIN, HUGE)]
         );
-        assert_eq!(list, vec![entry(8, big, 64)]);
+        assert_eq!(list, vec![entry(8, big, HUGE)]);
     }
 
     #[test]
@@ -777,7 +775,8 @@ mod spare_tests {
         // pairs, which take two) must not depend on what it finds there.
         use crate::options::SortOptions;
         let o = SortOptions::new();
-        for (round, n) in [(0u64, 1usize << 19), (1, 1 << 19), (2, (1 << 18) + 5)] {
+        // 2^23 keys: a 32 MiB scratch, the smallest that is kept; pairs take two of 64 MiB.
+        for (round, n) in [(0u64, 1usize << 23), (1, 1 << 23), (2, (1 << 22) + 5)] {
             let mut seed = 0x9E37_79B9_7F4A_7C15u64.wrapping_mul(round + 1);
             let keys: Vec<u32> = (0..n)
                 .map(|_| {

@@ -102,10 +102,11 @@ pub const HUGE_PAGE_MIN: usize = 32 << 20;
 /// Scratch buffers are kept after a sort for the next one (`cpu::sort::release_scratch` frees
 /// them): at most this many (pairs use two)...
 pub const SCRATCH_KEEP: usize = 2;
-/// ...of at least this many bytes (below it the allocator's heap serves a buffer again
-/// without faults; a 4 MiB buffer, u32 2^20, came back as fresh pages when other
-/// allocations ran between two sorts)...
-pub const SCRATCH_KEEP_MIN_BYTES: usize = 1 << 20;
+/// ...of at least this many bytes: the huge-page buffers, which the allocator maps afresh for
+/// every sort. (Kept from 1 MiB on, the 4 MiB buffer of a u32 2^20 sort made it 5-10%
+/// slower, 3.09-3.30 against 2.90-3.09 ms in A/B runs, session 12; cause not established,
+/// perhaps the fixed placement of a kept buffer relative to the keys.)
+pub const SCRATCH_KEEP_MIN_BYTES: usize = HUGE_PAGE_MIN;
 /// ...and at most this many bytes together (a u32/u32 pair sort of 2^26 takes two of 512 MiB).
 pub const SCRATCH_KEEP_MAX_BYTES: usize = 1 << 30;
 /// Loops that stream their source from memory prefetch it this many bytes ahead (one prefetch
