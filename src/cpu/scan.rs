@@ -639,8 +639,11 @@ mod simd {
         let steps = (n - head) / step;
         let (dp, op) = (d[head..].as_ptr(), o[head..].as_mut_ptr());
         let mut carry = T::set(acc);
+        // A block scanned in one pass streams from memory: one prefetch per step (64 bytes).
+        let ahead = crate::tuning::cpu::PREFETCH_AHEAD_BYTES / size_of::<T>();
         for s in 0..steps {
             let at = s * step;
+            crate::cpu::radix::prefetch(dp.wrapping_add(at + ahead).cast());
             // SAFETY: elements `head + at .. head + at + step` are below `n <= d.len()`.
             let v = unsafe {
                 [
@@ -765,8 +768,12 @@ mod simd {
                         add(a, _mm256_permute2x128_si256::<0x08>(t, t))
                     };
                     let mut carry = $set(acc);
+                    // One prefetch per 64 bytes of a step (128 bytes), as the SSE2 loop.
+                    let ahead = crate::tuning::cpu::PREFETCH_AHEAD_BYTES / 4;
                     for s in 0..steps {
                         let at = s * STEP;
+                        crate::cpu::radix::prefetch(dp.wrapping_add(at + ahead).cast());
+                        crate::cpu::radix::prefetch(dp.wrapping_add(at + ahead + 16).cast());
                         // SAFETY: elements `head + at .. head + at + STEP` are below
                         // `n <= d.len(), o.len()`; with `nt` the stores are 32-byte aligned
                         // (`head`, and steps of 128 bytes).
