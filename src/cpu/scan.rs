@@ -257,7 +257,7 @@ impl<T: ScanElem> Reducer<T> {
     #[inline(always)]
     fn feed(&mut self, d: &[T]) {
         // The reduction streams a block from memory: its lines are prefetched ahead (see
-        // PREFETCH_AHEAD_BYTES), one per line (a chunk of 32 lanes spans 1 to 8 lines).
+        // PREFETCH_AHEAD_BYTES), one per line (a chunk of 32 lanes spans 2 or 4 lines).
         let lines = (REDUCE_LANES * std::mem::size_of::<T>()).div_ceil(64);
         let mut c = d.chunks_exact(REDUCE_LANES);
         for x in &mut c {
