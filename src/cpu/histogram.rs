@@ -3,9 +3,9 @@
 
 use rayon::prelude::*;
 
-use super::radix::prefetch;
+use super::radix::prefetch_ahead_of;
 use crate::sample::{check_boundaries, check_channels, range_bin, EvenBin, Sample};
-use crate::tuning::cpu::{HIST_CHUNK, HIST_PAIR_MIN, PREFETCH_AHEAD_BYTES};
+use crate::tuning::cpu::{HIST_CHUNK, HIST_PAIR_MIN};
 use crate::Result;
 
 fn private_histograms<T: Sync>(
@@ -95,9 +95,9 @@ impl PairCounter {
         let base = chunk.as_ptr();
         let mut words = chunk.chunks_exact(8);
         for (j, w) in (&mut words).enumerate() {
-            // One prefetch per cache line (see PREFETCH_AHEAD_BYTES).
+            // One prefetch per cache line.
             if j % 8 == 0 {
-                prefetch(base.wrapping_add(j * 8 + PREFETCH_AHEAD_BYTES));
+                prefetch_ahead_of(base.wrapping_add(j * 8));
             }
             let x = u64::from_le_bytes(w.try_into().unwrap_or_default());
             pairs[(x & 0xffff) as usize] += 1;
@@ -151,9 +151,9 @@ fn count_bytes(chunk: &[u8], h: &mut [u64]) {
         let base = piece.as_ptr();
         let mut words = piece.chunks_exact(2 * LANES);
         for (j, w) in (&mut words).enumerate() {
-            // One prefetch per cache line (see PREFETCH_AHEAD_BYTES).
+            // One prefetch per cache line.
             if j % 4 == 0 {
-                prefetch(base.wrapping_add(j * 2 * LANES + PREFETCH_AHEAD_BYTES));
+                prefetch_ahead_of(base.wrapping_add(j * 2 * LANES));
             }
             let (a, b) = w.split_at(LANES);
             let mut x = u64::from_le_bytes(a.try_into().unwrap_or_default());

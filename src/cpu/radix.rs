@@ -520,6 +520,13 @@ pub(crate) unsafe fn survey_multi<E: Elem, S: Source<E>, W: Sink<E>>(
     (or.to_u128(), and.to_u128(), counts)
 }
 
+/// [`prefetch`] of the line [`tuning::PREFETCH_AHEAD_BYTES`] past `p`: for loops that stream
+/// their input from memory, once per line they read.
+#[inline(always)]
+pub(crate) fn prefetch_ahead_of<T>(p: *const T) {
+    prefetch(p.cast::<u8>().wrapping_add(tuning::PREFETCH_AHEAD_BYTES));
+}
+
 /// A hint to bring the line at `p` into the cache; never faults, whatever `p` is.
 #[inline(always)]
 pub(crate) fn prefetch(p: *const u8) {

@@ -256,17 +256,14 @@ impl<T: ScanElem> Reducer<T> {
 
     #[inline(always)]
     fn feed(&mut self, d: &[T]) {
-        // The reduction streams a block from memory: its lines are prefetched ahead (see
-        // PREFETCH_AHEAD_BYTES), one per line (a chunk of 32 lanes spans 2 or 4 lines).
+        // The reduction streams a block from memory: one prefetch per line ahead (a chunk of
+        // 32 lanes spans 2 or 4 lines).
         let lines = (REDUCE_LANES * std::mem::size_of::<T>()).div_ceil(64);
         let mut c = d.chunks_exact(REDUCE_LANES);
         for x in &mut c {
-            let p = x
-                .as_ptr()
-                .cast::<u8>()
-                .wrapping_add(crate::tuning::cpu::PREFETCH_AHEAD_BYTES);
+            let p = x.as_ptr().cast::<u8>();
             for l in 0..lines {
-                super::radix::prefetch(p.wrapping_add(l * 64));
+                super::radix::prefetch_ahead_of(p.wrapping_add(l * 64));
             }
             for (a, &x) in self.acc.iter_mut().zip(x) {
                 *a = a.add(x);
@@ -640,10 +637,9 @@ mod simd {
         let (dp, op) = (d[head..].as_ptr(), o[head..].as_mut_ptr());
         let mut carry = T::set(acc);
         // A block scanned in one pass streams from memory: one prefetch per step (64 bytes).
-        let ahead = crate::tuning::cpu::PREFETCH_AHEAD_BYTES / size_of::<T>();
         for s in 0..steps {
             let at = s * step;
-            crate::cpu::radix::prefetch(dp.wrapping_add(at + ahead).cast());
+            crate::cpu::radix::prefetch_ahead_of(dp.wrapping_add(at));
             // SAFETY: elements `head + at .. head + at + step` are below `n <= d.len()`.
             let v = unsafe {
                 [
@@ -769,11 +765,10 @@ mod simd {
                     };
                     let mut carry = $set(acc);
                     // One prefetch per 64 bytes of a step (128 bytes), as the SSE2 loop.
-                    let ahead = crate::tuning::cpu::PREFETCH_AHEAD_BYTES / 4;
                     for s in 0..steps {
                         let at = s * STEP;
-                        crate::cpu::radix::prefetch(dp.wrapping_add(at + ahead).cast());
-                        crate::cpu::radix::prefetch(dp.wrapping_add(at + ahead + 16).cast());
+                        crate::cpu::radix::prefetch_ahead_of(dp.wrapping_add(at));
+                        crate::cpu::radix::prefetch_ahead_of(dp.wrapping_add(at + 16));
                         // SAFETY: elements `head + at .. head + at + STEP` are below
                         // `n <= d.len(), o.len()`; with `nt` the stores are 32-byte aligned
                         // (`head`, and steps of 128 bytes).
