@@ -34,24 +34,11 @@
 #error "PREFETCH_AHEAD (the pass kernel's L2 prefetch distance in tiles, 0 for none) must be defined"
 #endif
 #ifndef VALUES_LATE
-#error "VALUES_LATE (0: values loaded before the look-back, 2: after it, 3 and 4: bulk copy) must be defined"
+#error "VALUES_LATE (2: pairs load their values after the look-back, 0: before) must be defined"
 #endif
 // (Value 1, which staged the late values before the keys left, measured slower than 2 in every
 // case of session 6 and was removed; 2 keeps its name so the recorded runs still read right.)
-static_assert(VALUES_LATE == 0 || VALUES_LATE == 2 || VALUES_LATE == 3 || VALUES_LATE == 4,
-              "VALUES_LATE is 0, 2, 3 or 4");
-// VALUES_LATE 3 and 4: the pass kernel copies a full tile's values into shared memory with one
-// bulk copy (sm_90's TMA engine) issued as the tile is taken, so the value traffic overlaps the
-// key work instead of following it. 3 then moves them as 2 does (the keys leave, then the
-// values, each to its key's destination kept in registers); 4 restages them by rank before
-// the keys leave and writes key and value of a slot together (no destinations held, fewer
-// registers). Tiles the copy cannot take (the partial last tile, argsort's first pass, values
-// not 16-byte aligned) and older GPUs load their values from global memory at the same point.
-#if VALUES_LATE >= 3 && __CUDA_ARCH__ >= 900
-#define BULK_VALUES 1
-#else
-#define BULK_VALUES 0
-#endif
+static_assert(VALUES_LATE == 0 || VALUES_LATE == 2, "VALUES_LATE is 0 or 2");
 #ifndef PASS_SMEM_BYTES
 #error "PASS_SMEM_BYTES (the pass kernel's dynamic shared memory, from the host) must be defined"
 #endif
@@ -234,9 +221,6 @@ struct TileStorage {
     u32 offsets[RADIX];
     u32 ws[NUM_WARPS];
     u32 tile;
-#if BULK_VALUES && HAS_VALUES
-    u64 vbar;  // completes when the tile's bulk value copy has landed in `vals`
-#endif
 };
 
 // The key in slot p of the staged tile to its destination, the digit's base plus p (wrapping
@@ -318,7 +302,7 @@ __device__ __forceinline__ void onesweep_tile(TileStorage &st, const u32 tile,
                                               const value_t *vals_in, value_t *vals_out,
                                               status_t *status, const u32 *offsets, u64 n,
                                               u32 shift, u32 bits, u32 desc, u32 first, u32 last,
-                                              u32 iota, bool bulk) {
+                                              u32 iota) {
     const u32 tid = threadIdx.x;
     const u32 lane = lane_id();
     const u32 warp = warp_id();
@@ -326,7 +310,6 @@ __device__ __forceinline__ void onesweep_tile(TileStorage &st, const u32 tile,
     const u64 base = (u64)tile * TILE;
     const u32 valid = (u32)min((u64)TILE, n - base);
     const bool full = valid == TILE;
-    (void)bulk;  // only the bulk value path reads it
 
     for (u32 i = lane; i < RADIX; i += WARP_THREADS) st.warp_hist[warp][i] = 0;
 
@@ -436,37 +419,17 @@ __device__ __forceinline__ void onesweep_tile(TileStorage &st, const u32 tile,
     __syncthreads();
 
 #if HAS_VALUES && VALUES_LATE
-    // 5'. Values taken only now, so that no value register lives through the look-back: from
-    //    shared memory where the bulk copy brought them, else loaded from global memory.
+    // 5'. Values loaded only now, so that no value register lives through the look-back: the
+    //    loads fly while the keys leave (each slot's destination kept), then the values are
+    //    staged by rank and leave.
     value_t v[ITEMS];
-#if BULK_VALUES
-    if (bulk) {
-        mbar_wait(&st.vbar, 0);
-        const u32 own = warp * WARP_ITEMS + lane;
-#pragma unroll
-        for (int j = 0; j < ITEMS; j++) v[j] = st.vals[own + j * WARP_THREADS];
-    } else
-#endif
-        load_values<COHERENT>(v, vals_in, base, valid, iota);
-#endif
-#if HAS_VALUES && VALUES_LATE == 4
-    // The values restaged by rank, then key and value of each slot leave together (step 5).
-    if (bulk) __syncthreads();  // every copied value is read before the slots are restaged
-    stage_values(st, v, pos, valid);
-    __syncthreads();
-#endif
-#if HAS_VALUES && VALUES_LATE && VALUES_LATE != 4
-    // The loads fly while the keys leave (each slot's destination kept), then the values are
-    // staged by rank and leave.
+    load_values<COHERENT>(v, vals_in, base, valid, iota);
     u32 dst[ITEMS];
 #pragma unroll
     for (int j = 0; j < ITEMS; j++) {
         const u32 p = j * THREADS + tid;
         if (full || p < valid) dst[j] = scatter_key(st, p, keys_out, shift, mask, desc, last);
     }
-#if BULK_VALUES
-    if (bulk) __syncthreads();  // every copied value is read before the slots are restaged
-#endif
     stage_values(st, v, pos, valid);
     __syncthreads();
 #pragma unroll
@@ -506,28 +469,9 @@ onesweep_pass(const key_t *__restrict__ keys_in, key_t *__restrict__ keys_out,
     extern __shared__ __align__(16) unsigned char s_pass[];
     static_assert(sizeof(TileStorage) <= PASS_SMEM_BYTES, "the host's PASS_SMEM_BYTES is too small");
     TileStorage &st = *reinterpret_cast<TileStorage *>(s_pass);
-#if BULK_VALUES && HAS_VALUES
-    // Whether this block's tile takes the bulk value copy: full, values from memory (not
-    // argsort's indices), source 16-byte aligned (the tile's start then is too: TILE is a
-    // multiple of 32). The same in every thread.
-    auto bulk_tile = [&](u32 t) {
-        return !iota && (u64)(t + 1) * TILE <= n && ((unsigned long long)vals_in & 15) == 0;
-    };
-#endif
     if (threadIdx.x == 0) {
         const u32 t = atomicAdd(tile_counter, 1u);
         st.tile = t;
-#if BULK_VALUES && HAS_VALUES
-        if (bulk_tile(t)) {
-            const u32 bytes = TILE * sizeof(value_t);
-            static_assert(TILE * sizeof(value_t) < (1u << 20), "the barrier counts under 2^20 bytes");
-            mbar_init(&st.vbar, 1);
-            fence_mbar_init();
-            fence_proxy_async_shared();
-            mbar_arrive_tx(&st.vbar, bytes);
-            bulk_load(st.vals, vals_in + (u64)t * TILE, bytes, &st.vbar);
-        }
-#endif
 #if PREFETCH_AHEAD > 0
         // The tile PREFETCH_AHEAD tickets on (a block that starts later will take it) is
         // brought into L2 now, so that its block's loads wait on L2, not on DRAM.
@@ -546,13 +490,8 @@ onesweep_pass(const key_t *__restrict__ keys_in, key_t *__restrict__ keys_out,
     const u32 tile = st.tile;
     // Clear this tile's status words for the next pass (that pass runs after this kernel).
     for (u32 d = threadIdx.x; d < RADIX; d += THREADS) status_next[(u64)tile * RADIX + d] = 0;
-#if BULK_VALUES && HAS_VALUES
-    const bool bulk = bulk_tile(tile);
-#else
-    const bool bulk = false;
-#endif
     onesweep_tile<false>(st, tile, keys_in, keys_out, vals_in, vals_out, status, digit_offsets, n,
-                         shift, bits, desc, first, last, iota, bulk);
+                         shift, bits, desc, first, last, iota);
 }
 
 // (Only where its tile fits the 48 KiB of static shared memory. The host builds it with 256
@@ -663,7 +602,7 @@ onesweep_fused(const key_t *keys_in, key_t *keys_out, const value_t *vals_in, va
         value_t *dst_v = direct ? vals_out : (done % 2 ? tmp_vals1 : tmp_vals0);
         onesweep_tile<true>(st, tile, src_k, dst_k, src_v, dst_v, status + (u64)p * tiles * RADIX,
                             st.offsets, n, shift, w, desc, p == first_active, is_last,
-                            iota && p == first_active, false);
+                            iota && p == first_active);
         grid_barrier(barrier, generation);
         src_k = dst_k;
         src_v = dst_v;

@@ -113,16 +113,6 @@ impl ModuleSpec {
         self
     }
 
-    /// The same module with define `name` set to `value` (in place where it is already set,
-    /// so the label keeps its order).
-    pub fn redefine(mut self, name: &str, value: impl ToString) -> ModuleSpec {
-        match self.defines.iter_mut().find(|(k, _)| k == name) {
-            Some(d) => d.1 = value.to_string(),
-            None => self.defines.push((name.to_string(), value.to_string())),
-        }
-        self
-    }
-
     /// A short, file-name-safe label: `radix_sort_three_phase.cu[KEY_BITS=32,...]`.
     pub fn label(&self) -> String {
         let d: Vec<String> = self

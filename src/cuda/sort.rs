@@ -182,16 +182,6 @@ pub fn all_sort_specs() -> Vec<ModuleSpec> {
                     }
                 }
             }
-            // The bulk-copied values (VALUES_LATE 3 and 4, selectable through
-            // HISTOSORT_KERNEL_DEFINES until a GPU run measures them): every value size, on
-            // the key sizes whose tiles differ.
-            if vb > 0 && matches!(d, DType::U8 | DType::U16 | DType::U32 | DType::U64) {
-                for late in [3, 4] {
-                    if let Ok(s) = onesweep_spec(d, vb, 32) {
-                        v.push(s.redefine("VALUES_LATE", late));
-                    }
-                }
-            }
             // The cluster sort: every key type and value size with one key per thread, every
             // number of keys per thread for a few (ITEMS only changes the unrolled loops).
             if d.size() <= 8 {

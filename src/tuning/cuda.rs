@@ -121,9 +121,14 @@ pub const ONESWEEP_LOOKBACK: u32 = 8;
 /// sort, us): 0: 5500 / 616; 132: 5330 / 627; 264: 5330 / 630; 528: 5350 / 656; 1056: 5660 /
 /// 654. Keys-only sorts of keys up to 4 bytes gain 3%, pairs lose 2-6%. The same prefetch in
 /// the look-back scan changed nothing (u32 2^28: 745-757 us for 0 to 2112 tiles ahead).
+/// 8-byte keys without values (their narrow tile holds half as many keys) take 132: H200,
+/// session 13 (`bench peers --no-cub`, medians, ms, two runs each), u64 keys 2^24 / 2^26: 0:
+/// 1.007 / 3.710 and 1.000 / 3.702; 132: 0.992 / 3.587; 264: 1.001 / 3.608 and 0.998 / 3.611.
 pub const fn onesweep_prefetch_ahead(key_bytes: u32, value_bytes: u32) -> u32 {
     if value_bytes == 0 && key_bytes <= 4 {
         264
+    } else if value_bytes == 0 && key_bytes == 8 {
+        132
     } else {
         0
     }
@@ -146,11 +151,12 @@ pub const fn onesweep_pass_min_blocks(key_bytes: u32, value_bytes: u32) -> u32 {
 /// register lives through the look-back; the loads fly while the keys leave, each slot's
 /// destination kept for its value) or before it (0: the look-back's wait hides the loads).
 /// Variant 1 (the late values staged before the keys leave) was measured and removed.
-/// Variants 3 and 4 (sm_90: a full tile's values arrive by one bulk copy issued as the tile is
-/// taken; 3 then moves them as 2 does, 4 restages them before the keys leave and holds no
-/// destinations, which removes the u32/u32 tile's 44 bytes of spills) compile for every key
-/// and value size but have not yet run on a GPU (session 12 had no device), so no default
-/// takes them. `HISTOSORT_KERNEL_DEFINES=VALUES_LATE=N` overrides it. H200, session 6, pairs u32/u32 2^24 /
+/// Variants 3 and 4 (sm_90: a full tile's values brought into shared memory by one bulk copy
+/// issued as the tile is taken; 3 then moved them as 2 does, 4 restaged them before the keys
+/// left and held no destinations, no spills) were measured and removed: H200, session 13,
+/// `bench peers --no-cub`, u32/u32 2^24 / 2^26, ms: 2 0.514 / 1.854 and 0.514 / 1.846, 3 0.516
+/// / 1.837, 4 0.528 / 1.892 and 0.528 / 1.878 (4 at 384x30x2 0.543 / 1.908, 512x22x2 0.538 /
+/// 1.901). `HISTOSORT_KERNEL_DEFINES=VALUES_LATE=N` overrides it. H200, session 6, pairs u32/u32 2^24 /
 /// 2^26, ncu sum of the passes (us): 256x15x3: 0 604 / 2289, 1 636 / 2416, 2 605 / 2321;
 /// 384x23x2: 0 527 / 2020, 1 541 / 2078, 2 513 / 1924.
 pub const fn onesweep_values_late(key_bytes: u32, value_bytes: u32) -> u32 {
@@ -784,6 +790,8 @@ mod tests {
         assert_eq!(onesweep_pass_min_blocks(8, 0), 3);
         assert_eq!(onesweep_prefetch_ahead(4, 0), 264);
         assert_eq!(onesweep_prefetch_ahead(4, 4), 0);
+        assert_eq!(onesweep_prefetch_ahead(8, 0), 132);
+        assert_eq!(onesweep_prefetch_ahead(8, 4), 0);
         assert_eq!(onesweep_values_late(4, 4), 2);
         assert_eq!(onesweep_values_late(4, 8), 0);
         assert_eq!(onesweep_values_late(4, 0), 0);
