@@ -294,14 +294,32 @@ pub const ONESWEEP_WIDE_PAIRS_SHAPE: OnesweepShape = OnesweepShape {
     min_blocks: 2,
 };
 
+/// The pass kernel's tile for 8-byte keys without values: 256 threads of 22 keys (5632 keys,
+/// 55 KiB of shared memory), 3 blocks per SM. H200, session 13 (`bench peers --no-cub`,
+/// medians, ms; with the 132-tile L2 prefetch), u64 keys 2^22 / 2^24 / 2^26: the narrow tile
+/// (256x15x3) 0.316 / 0.991 / 3.604 (and 1.003 / 3.603, 0.997 / 3.588 at 2^24 / 2^26),
+/// **256x22x3 0.322 / 0.952 / 3.333 and 0.320 / 0.944 / 3.320** (2^24 / 2^26 alone: 0.944 /
+/// 3.309), 256x20x3 0.948 / 3.387 and 0.947 / 3.407, 256x18x3 0.958 / 3.436, 256x24x3 0.341 /
+/// 1.021 / 3.628, 256x26x3 0.348 / 1.042 / 3.668, 256x28x3 0.380 / 1.215 / 4.209, 512x16x2
+/// 0.980 / 3.432, 512x14x2 0.975 / 3.466, 384x16x2 0.993 / 3.609. With CUB in the same run:
+/// 1.23x at 2^24 and 1.26x at 2^26 (the narrow tile: 1.14x and 1.13x in session 11).
+pub const ONESWEEP_WIDE_U64_SHAPE: OnesweepShape = OnesweepShape {
+    threads: 256,
+    items: 22,
+    min_blocks: 3,
+};
+
 /// The onesweep pass kernel's default tile for keys of `key_bytes` and values of `value_bytes`:
 /// [`ONESWEEP_WIDE_SHAPE`] (keys only) and [`ONESWEEP_WIDE_PAIRS_SHAPE`] for keys and values of
-/// up to 4 bytes, else 256 threads of [`onesweep_items`].
+/// up to 4 bytes, [`ONESWEEP_WIDE_U64_SHAPE`] for 8-byte keys only, else 256 threads of
+/// [`onesweep_items`].
 pub const fn onesweep_default_shape(key_bytes: u32, value_bytes: u32) -> OnesweepShape {
     if key_bytes <= 4 && value_bytes == 0 {
         ONESWEEP_WIDE_SHAPE
     } else if key_bytes <= 4 && value_bytes <= 4 {
         ONESWEEP_WIDE_PAIRS_SHAPE
+    } else if key_bytes == 8 && value_bytes == 0 {
+        ONESWEEP_WIDE_U64_SHAPE
     } else {
         onesweep_narrow_shape(key_bytes, value_bytes)
     }
@@ -919,6 +937,9 @@ mod tests {
                 (4, 4, (163 * 1024, 164 * 1024), onesweep_narrow_shape(4, 4)),
                 (4, 0, h200, ONESWEEP_WIDE_SHAPE),
                 (4, 0, (99 * 1024, 100 * 1024), onesweep_narrow_shape(4, 0)),
+                (8, 0, h200, ONESWEEP_WIDE_U64_SHAPE),
+                (8, 0, (99 * 1024, 100 * 1024), onesweep_narrow_shape(8, 0)),
+                (8, 4, h200, onesweep_narrow_shape(8, 4)),
             ] {
                 assert_eq!(
                     onesweep_pass_shape(kb, vb, optin, per_sm),
