@@ -32,13 +32,19 @@ fn main() {
         .skip(1)
         .map(|a| a.parse().expect("lg n"))
         .collect();
-    let sizes = if sizes.is_empty() { vec![24, 26] } else { sizes };
+    let sizes = if sizes.is_empty() {
+        vec![24, 26]
+    } else {
+        sizes
+    };
     for lg in sizes {
         let n = 1usize << lg;
         let mut s = 0x9E37_79B9_7F4A_7C15u64 ^ lg as u64;
         let keys: Vec<u32> = (0..n)
             .map(|_| {
-                s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                s = s
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 (s >> 32) as u32
             })
             .collect();
