@@ -121,9 +121,9 @@ pub const ONESWEEP_LOOKBACK: u32 = 8;
 /// sort, us): 0: 5500 / 616; 132: 5330 / 627; 264: 5330 / 630; 528: 5350 / 656; 1056: 5660 /
 /// 654. Keys-only sorts of keys up to 4 bytes gain 3%, pairs lose 2-6%. The same prefetch in
 /// the look-back scan changed nothing (u32 2^28: 745-757 us for 0 to 2112 tiles ahead).
-/// 8-byte keys without values (their narrow tile holds half as many keys) take 132: H200,
-/// session 13 (`bench peers --no-cub`, medians, ms, two runs each), u64 keys 2^24 / 2^26: 0:
-/// 1.007 / 3.710 and 1.000 / 3.702; 132: 0.992 / 3.587; 264: 1.001 / 3.608 and 0.998 / 3.611.
+/// 8-byte keys without values take 132: H200, session 13 (`bench peers --no-cub`, medians,
+/// ms, measured on their former 256x15x3 tile), u64 keys 2^24 / 2^26: 0: 1.007 / 3.710 and
+/// 1.000 / 3.702; 132: 0.992 / 3.587; 264: 1.001 / 3.608 and 0.998 / 3.611.
 pub const fn onesweep_prefetch_ahead(key_bytes: u32, value_bytes: u32) -> u32 {
     if value_bytes == 0 && key_bytes <= 4 {
         264
