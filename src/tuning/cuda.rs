@@ -274,8 +274,9 @@ impl std::str::FromStr for OnesweepShape {
 /// 5160, 256x20x3 362 / 5070, 512x15x2 360 / 5050, 384x20x2 352 / 4850, 384x23x2 349 / 4830;
 /// u64 keys 2^26: 256x15x3 3600, 384x11x2 3966, 384x13x2 3696, 384x15x2 3491 (session 7, with
 /// early counts: narrow 3424 / 3417, 384x15x2 3381 / 3384 / 3385, 384x13x2 3616, 384x11x2
-/// 3886, 256x11x4 3665, 256x19x2 3675: the narrow tile stays); pairs u32/u64 2^24: 256x15x3
-/// (`VALUES_LATE` 0) 508, 384x15x2 542.
+/// 3886, 256x11x4 3665, 256x19x2 3675: the narrow tile stayed until session 13, see
+/// [`ONESWEEP_WIDE_U64_SHAPE`]); pairs u32/u64 2^24: 256x15x3 (`VALUES_LATE` 0) 508, 384x15x2
+/// 542.
 pub const ONESWEEP_WIDE_SHAPE: OnesweepShape = OnesweepShape {
     threads: 256,
     items: 28,
