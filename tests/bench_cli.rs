@@ -118,3 +118,61 @@ fn one_suite_at_a_time() {
     assert!(report.records.iter().all(|r| r.suite == "scan"));
     assert_eq!(report.records.len(), 2);
 }
+
+#[test]
+fn replot_reads_a_results_file_back_into_a_table_and_charts() {
+    use histosort::bench::{Environment, Record};
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("peers.json");
+    let env = Environment {
+        gpu_name: Some("Test GPU".into()),
+        ..Environment::default()
+    };
+    let mut report = Report::new(env, serde_json::json!({}));
+    let n = 1u64 << 20;
+    for (imp, variant, ms, ratio) in [
+        ("histosort", "auto", vec![2.0, 2.1, 1.9], Some(1.5)),
+        (
+            "cub",
+            "DeviceRadixSort::SortKeys",
+            vec![3.0, 3.1, 2.9],
+            None,
+        ),
+    ] {
+        let mut r = Record::from_samples(
+            "peers", variant, imp, "u32", n, "uniform", ms, n as f64, "Gkeys/s",
+        )
+        .unwrap();
+        if let Some(x) = ratio {
+            r = r.with("vs_cub", x);
+        }
+        report.records.push(r);
+    }
+    report.write_json(&json).unwrap();
+    let charts = dir.path().join("charts");
+    let (table, files) = bench::replot(&json, Some(&charts)).unwrap();
+    assert!(table.contains("2 records; Test GPU"), "{table}");
+    let ours = table.lines().find(|l| l.contains("histosort")).unwrap();
+    assert!(ours.contains("2^20") && ours.contains("1.50x"), "{table}");
+    let theirs = table
+        .lines()
+        .find(|l| l.contains("DeviceRadixSort"))
+        .unwrap();
+    assert!(theirs.trim_end().ends_with('-'), "{table}");
+    assert!(!files.is_empty());
+    for f in &files {
+        assert!(f.starts_with(&charts), "{f:?}");
+        let svg = std::fs::read_to_string(f).unwrap();
+        assert!(svg.starts_with("<svg") && svg.contains("Test GPU"), "{f:?}");
+    }
+    // Not a results file: an error that names it, and nothing written.
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, "{\"x\": 1}").unwrap();
+    let out = dir.path().join("none");
+    let e = bench::replot(&bad, Some(&out)).unwrap_err().to_string();
+    assert!(
+        e.contains("bad.json") && e.contains("not a histosort-bench report"),
+        "{e}"
+    );
+    assert!(!out.exists());
+}

@@ -930,3 +930,52 @@ fn readme_library_example_matches_lib_docs() {
         );
     }
 }
+
+#[test]
+fn bench_replot_of_a_committed_run_and_of_bad_files() {
+    let dir = tempfile::tempdir().unwrap();
+    // A results file the bench wrote on the CPU backend (one tiny suite), then read back.
+    let json = dir.path().join("run.json");
+    ok(&[
+        "bench",
+        "scan",
+        "--backend",
+        "cpu",
+        "--quick",
+        "--quiet",
+        "--samples",
+        "2",
+        "--warmups",
+        "1",
+        "--sizes",
+        "4096",
+        "--json",
+        s(&json),
+    ]);
+    let charts = dir.path().join("again");
+    let out = ok(&[
+        "bench",
+        "--replot",
+        s(&json),
+        "--charts",
+        s(&charts),
+        "--quiet",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("scan") && text.contains("GB/s"), "{text}");
+    assert!(std::fs::read_dir(&charts).unwrap().count() > 0);
+    fails(
+        &["bench", "--replot", s(&dir.path().join("missing.json"))],
+        "missing.json",
+    );
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, "[1, 2").unwrap();
+    fails(
+        &["bench", "--replot", s(&bad)],
+        "not a histosort-bench report",
+    );
+    fails(
+        &["bench", "scan", "--replot", s(&json)],
+        "cannot be used with",
+    );
+}

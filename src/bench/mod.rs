@@ -507,3 +507,72 @@ mod tests {
         assert_eq!((study.warmups, study.samples_for(1e9)), (20, 50));
     }
 }
+
+/// Re-renders a results file written by `--json`: its charts into `charts` (default: the
+/// file's folder) and a table of every record with its ratio to CUB where the run measured
+/// one, so that a committed run's charts and ratio table can be produced again on any machine.
+/// Returns the table and the chart files written.
+pub fn replot(
+    json: &std::path::Path,
+    charts: Option<&std::path::Path>,
+) -> Result<(String, Vec<PathBuf>)> {
+    let text = std::fs::read_to_string(json).map_err(|e| Error::io(json, e))?;
+    let report = Report::from_json(&text).map_err(|e| match e {
+        Error::InvalidArgument(m) => Error::format(json, m),
+        e => e,
+    })?;
+    let dir = match charts {
+        Some(d) => d.to_path_buf(),
+        None => json.parent().map(PathBuf::from).unwrap_or_default(),
+    };
+    let stem = json
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "bench".into());
+    let files = charts::write_all(&report, &dir, &stem)?;
+    let mut t = table::Table::new(&[
+        "suite",
+        "implementation",
+        "variant",
+        "dtype",
+        "n",
+        "distribution",
+        "median ms",
+        "P10-P90 ms",
+        "throughput",
+        "unit",
+        "vs CUB",
+    ]);
+    for r in &report.records {
+        let bits = match (r.extra.get("begin_bit"), r.extra.get("end_bit")) {
+            (Some(b), Some(e)) => format!(" bits [{b},{e})"),
+            _ => String::new(),
+        };
+        t.row(vec![
+            r.suite.clone(),
+            r.implementation.clone(),
+            r.variant.clone(),
+            format!("{}{bits}", r.dtype),
+            table::count(r.n),
+            r.distribution.clone(),
+            table::ms(r.median_ms),
+            format!("{}-{}", table::ms(r.p10_ms), table::ms(r.p90_ms)),
+            table::num(r.throughput),
+            r.unit.clone(),
+            r.extra
+                .get("vs_cub")
+                .and_then(|v| v.as_f64())
+                .map_or("-".into(), |x| format!("{}x", table::num(x))),
+        ]);
+    }
+    let env = &report.environment;
+    let head = format!(
+        "{} ({} records; {})",
+        json.display(),
+        report.records.len(),
+        env.gpu_name
+            .clone()
+            .unwrap_or_else(|| format!("CPU, {} threads", env.cpu_threads))
+    );
+    Ok((format!("{head}\n{}", t.render()), files))
+}

@@ -50,9 +50,23 @@ pub struct BenchArgs {
     /// patterns (`--cases "sort-keys u64,f32 even"`; labels as printed in the table).
     #[arg(long, value_delimiter = ',', value_name = "PATTERNS")]
     pub cases: Vec<String>,
+    /// Run nothing: read a results file that `--json` wrote, print its records with their
+    /// ratios to CUB, and write its charts again (into `--charts`, default its folder).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["suites", "json", "quick", "export_ptx"])]
+    pub replot: Option<PathBuf>,
 }
 
 pub fn run(args: BenchArgs, g: &Global) -> CliResult {
+    if let Some(path) = &args.replot {
+        let (table, files) = bench::replot(path, args.charts.as_deref())?;
+        println!("{table}");
+        if !g.quiet {
+            for f in files {
+                eprintln!("wrote {}", f.display());
+            }
+        }
+        return Ok(());
+    }
     let mut suites = Vec::new();
     for s in &args.suites {
         if s == "all" {

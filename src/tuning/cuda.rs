@@ -113,6 +113,11 @@ pub const ONESWEEP_TILE_BYTES: u32 = 36 * 1024;
 /// but progress unevenly, so the nearest tile that has published its inclusive prefix is often
 /// many tiles back: with one word per step a tile took 15 steps on average (2^26 u32 keys,
 /// H200, ncu, 2026-11-30), a quarter of the pass kernel's instructions.
+/// A sleep after a step that stopped at an unpublished tile (the look-back scan's pacing) was
+/// measured and not kept: H200, session 14 (`bench peers --no-cub`, medians, ms), 0 / 250 /
+/// 1000 / 0 ns: u32 2^26 1.212 / 1.198 / 1.204 / 1.218, u32 2^28 4.573 / 4.568 / 4.577 /
+/// 4.586, f32 2^28 4.688 / 4.698 / 4.678 / 4.675, pairs u32/u32 2^28 7.315 / 7.317 / 7.311 /
+/// 7.312, u64 2^28 12.885 / 12.884 / 12.868 / 12.874: within the run-to-run spread.
 pub const ONESWEEP_LOOKBACK: u32 = 8;
 /// Onesweep sort: at the start of tile t the pass kernel asks L2 to prefetch the keys (and
 /// values) of tile t + this many (sm_90's bulk prefetch; 0: none), so that a block's loads wait
