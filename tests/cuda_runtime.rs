@@ -288,40 +288,36 @@ fn unsupported_requests_say_why_and_auto_falls_back() {
     );
 }
 
-/// The onesweep sort around its tile boundaries, for every key width, both orders, bit ranges,
-/// pairs and argsort; in place and out of place on the device.
 /// The pass kernel's tile for 8-byte keys without values (256x22x3 on sm_90) on its own, at a
 /// few tiles (small enough for compute-sanitizer's racecheck): graph launches, which never take
 /// the single-launch kernel, so every pass runs the pass kernel and its look-back.
 #[test]
 fn onesweep_wide_u64_tile_alone() {
     let Some(e) = gpu() else { return };
+    fn check<K: RadixKey>(e: &Engine, n: usize, o: &SortOptions, seed: u64)
+    where
+        K::Bits: TryFrom<u64>,
+    {
+        let input: Vec<K> = keys(n, seed + n as u64);
+        let mut k = input.clone();
+        e.sort(&mut k, o).unwrap();
+        let what = format!("{} n={n} {o:?}", K::DTYPE);
+        same_bits(&k, &reference::sort_keys(&input, o), &what);
+    }
     let os = SortOptions::new()
         .algorithm(SortAlgorithm::Onesweep)
         .launch(LaunchMode::Graph);
     let t = histosort::tuning::cuda::onesweep_default_shape(8, 0).tile() as usize;
     for n in [t + 1, 3 * t + 5] {
         for o in [os.clone(), os.clone().bits(13, 57), os.clone().descending()] {
-            let input: Vec<u64> = keys(n, 7 + n as u64);
-            let mut k = input.clone();
-            e.sort(&mut k, &o).unwrap();
-            same_bits(
-                &k,
-                &reference::sort_keys(&input, &o),
-                &format!("u64 n={n} {o:?}"),
-            );
-            let input: Vec<f64> = keys(n, 9 + n as u64);
-            let mut k = input.clone();
-            e.sort(&mut k, &o).unwrap();
-            same_bits(
-                &k,
-                &reference::sort_keys(&input, &o),
-                &format!("f64 n={n} {o:?}"),
-            );
+            check::<u64>(&e, n, &o, 7);
+            check::<f64>(&e, n, &o, 9);
         }
     }
 }
 
+/// The onesweep sort around its tile boundaries, for every key width, both orders, bit ranges,
+/// pairs and argsort; in place and out of place on the device.
 #[test]
 fn onesweep_tiles_orders_bit_ranges_and_pairs() {
     let Some(e) = gpu() else { return };

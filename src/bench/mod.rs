@@ -479,35 +479,6 @@ fn environment(engine: &Engine, config: &Config) -> Environment {
     env
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn suite_names_round_trip() {
-        for s in Suite::ALL {
-            assert_eq!(s.name().parse::<Suite>().unwrap(), *s);
-        }
-        assert!("sorts".parse::<Suite>().unwrap_err().contains("hist-study"));
-    }
-
-    #[test]
-    fn adaptive_samples() {
-        let m = Method {
-            warmups: 3,
-            samples: 30,
-            min_samples: 5,
-            budget_ms: 1500.0,
-        };
-        assert_eq!(m.samples_for(1.0), 30);
-        assert_eq!(m.samples_for(100.0), 15);
-        assert_eq!(m.samples_for(1000.0), 5);
-        assert_eq!(m.samples_for(0.0), 30);
-        let study = Config::default().study_method();
-        assert_eq!((study.warmups, study.samples_for(1e9)), (20, 50));
-    }
-}
-
 /// Re-renders a results file written by `--json`: its charts into `charts` (default: the
 /// file's folder) and a table of every record with its ratio to CUB where the run measured
 /// one, so that a committed run's charts and ratio table can be produced again on any machine.
@@ -575,4 +546,33 @@ pub fn replot(
             .unwrap_or_else(|| format!("CPU, {} threads", env.cpu_threads))
     );
     Ok((format!("{head}\n{}", t.render()), files))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suite_names_round_trip() {
+        for s in Suite::ALL {
+            assert_eq!(s.name().parse::<Suite>().unwrap(), *s);
+        }
+        assert!("sorts".parse::<Suite>().unwrap_err().contains("hist-study"));
+    }
+
+    #[test]
+    fn adaptive_samples() {
+        let m = Method {
+            warmups: 3,
+            samples: 30,
+            min_samples: 5,
+            budget_ms: 1500.0,
+        };
+        assert_eq!(m.samples_for(1.0), 30);
+        assert_eq!(m.samples_for(100.0), 15);
+        assert_eq!(m.samples_for(1000.0), 5);
+        assert_eq!(m.samples_for(0.0), 30);
+        let study = Config::default().study_method();
+        assert_eq!((study.warmups, study.samples_for(1e9)), (20, 50));
+    }
 }
