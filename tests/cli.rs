@@ -978,4 +978,8 @@ fn bench_replot_of_a_committed_run_and_of_bad_files() {
         &["bench", "scan", "--replot", s(&json)],
         "cannot be used with",
     );
+    fails(
+        &["bench", "--replot", s(&json), "--sizes", "2^20"],
+        "cannot be used with",
+    );
 }

@@ -52,7 +52,11 @@ pub struct BenchArgs {
     pub cases: Vec<String>,
     /// Run nothing: read a results file that `--json` wrote, print its records with their
     /// ratios to CUB, and write its charts again (into `--charts`, default its folder).
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["suites", "json", "quick", "export_ptx"])]
+    /// The options of a run (suites, `--sizes`, `--samples`, ...) are refused with it.
+    #[arg(long, value_name = "FILE", conflicts_with_all = [
+        "suites", "json", "quick", "export_ptx", "samples", "warmups", "sizes", "hist_bytes",
+        "seed", "no_cub", "cases",
+    ])]
     pub replot: Option<PathBuf>,
 }
 
