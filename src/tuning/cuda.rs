@@ -519,6 +519,25 @@ pub fn cluster_sort_threads() -> u32 {
     }
 }
 
+/// Cluster sort variant bits: 1 = rank first (each warp ranks its keys against zeroed
+/// counters before the counts exchange, so the warp's counters end as its digit counts and the
+/// separate counting atomics go; the warp's start is added to the ranks after the scan), 2 =
+/// direct scatter (the passes before the last store each key from its registers straight to
+/// its owner block instead of staging the chunk sorted by digit first; the last pass, which
+/// writes global memory, keeps the staging).
+pub const CLUSTER_SORT_VARIANT: u32 = 0;
+
+/// The cluster sort variant in this process: [`CLUSTER_SORT_VARIANT`], or 0-3 where the
+/// environment variable `HISTOSORT_CLUSTER_VARIANT` asks for it (A/B measurements with one
+/// binary).
+pub fn cluster_sort_variant() -> u32 {
+    static V: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
+    match *V.get_or_init(|| env_tuning("HISTOSORT_CLUSTER_VARIANT")) {
+        Some(v @ 0..=3) => v,
+        _ => CLUSTER_SORT_VARIANT,
+    }
+}
+
 /// The most keys the cluster sort takes in this process: [`CLUSTER_SORT_MAX`], or what the
 /// environment variable `HISTOSORT_CLUSTER_SORT_MAX` asks for (0 turns it off: A/B
 /// measurements against the single-launch sort with one binary).
