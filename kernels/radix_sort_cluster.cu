@@ -45,11 +45,6 @@
 #ifndef CLUSTER_MAX
 #error "CLUSTER_MAX (the most blocks of a cluster) must be defined"
 #endif
-#ifndef CLUSTER_VARIANT
-#error "CLUSTER_VARIANT (1: rank first, 2: direct scatter; src/tuning/cuda.rs) must be defined"
-#endif
-#define RANK_FIRST (CLUSTER_VARIANT & 1)
-#define DIRECT_SCATTER (CLUSTER_VARIANT & 2)
 #ifndef CLUSTER_SMEM_BYTES
 #error "CLUSTER_SMEM_BYTES (the kernel's dynamic shared memory, from the host) must be defined"
 #endif
@@ -199,15 +194,8 @@ cluster_sort(const key_t *keys_in, key_t *keys_out, const value_t *vals_in, valu
         for (int j = 0; j < ITEMS; j++) v[j] = st.vals[cur][warp * WARP_ITEMS + j * WARP_THREADS + lane];
 #endif
         __syncwarp();
-#if RANK_FIRST
-        // Ranked now against zeroed counters: each key's position among the warp's keys of its
-        // digit, and the warp's counters end as its digit counts.
-        u32 pos[ITEMS];
-        warp_rank<RADIX_BITS>(k, pos, st.warp_hist[warp], shift, mask);
-#else
 #pragma unroll
         for (int j = 0; j < ITEMS; j++) atomicAdd(&st.warp_hist[warp][digit_of(k[j], shift, mask)], 1u);
-#endif
         __syncthreads();
         u32 count = 0;
         if (tid < RADIX) {
@@ -251,31 +239,8 @@ cluster_sort(const key_t *keys_in, key_t *keys_out, const value_t *vals_in, valu
         __syncthreads();
 
         // 4. Rank, and stage the chunk sorted by digit in the buffer just read.
-#if RANK_FIRST
-#pragma unroll
-        for (int j = 0; j < ITEMS; j++) pos[j] += st.warp_hist[warp][digit_of(k[j], shift, mask)];
-#else
         u32 pos[ITEMS];
         warp_rank<RADIX_BITS>(k, pos, st.warp_hist[warp], shift, mask);
-#endif
-#if DIRECT_SCATTER
-        if (!last) {
-            // Straight from the registers to the owner block: chunk slot pos[j] goes to
-            // out_base[digit] + pos[j].
-#pragma unroll
-            for (int j = 0; j < ITEMS; j++) {
-                const u32 dst = st.out_base[digit_of(k[j], shift, mask)] + pos[j];
-                const u32 owner = dst / CHUNK, slot = dst % CHUNK;
-                remote_store(remote_addr(&st.keys[cur ^ 1][slot], owner), k[j]);
-#if HAS_VALUES
-                remote_store(remote_addr(&st.vals[cur ^ 1][slot], owner), v[j]);
-#endif
-            }
-            cluster_sync();
-            cur ^= 1;
-            continue;
-        }
-#endif
 #pragma unroll
         for (int j = 0; j < ITEMS; j++) st.keys[cur][pos[j]] = k[j];
 #if HAS_VALUES

@@ -15,15 +15,15 @@ use crate::error::{Error, Result};
 use crate::key::{DType, RadixBits, RadixKey, SortIndex, Value};
 use crate::options::SortOptions;
 use crate::tuning::cuda::{
-    cluster_sort_limit, cluster_sort_shape, cluster_sort_threads, cluster_sort_variant,
-    onesweep_default_shape, onesweep_fused_items, onesweep_items, onesweep_narrow_shape,
-    onesweep_pass_shape, onesweep_prefetch_ahead, onesweep_values_late, rank_sort_limit,
-    rank_sort_max, ClusterShape, OnesweepShape, CLUSTER_SORT_BLOCKS, CLUSTER_SORT_ITEMS,
-    CLUSTER_SORT_THREADS, ELEMENTWISE_THREADS, ONESWEEP_FUSED_ITEMS, ONESWEEP_FUSED_MAX,
-    ONESWEEP_HIST_LANES_PASSES, ONESWEEP_HIST_LANES_THREADS, ONESWEEP_LOOKBACK,
-    ONESWEEP_RADIX_BITS, ONESWEEP_RANK_BALLOT, ONESWEEP_SKIP_MIN, ONESWEEP_THREADS,
-    RANK_SORT_THREADS, SM90_SHARED_PER_BLOCK_OPTIN, THREE_PHASE_DIGIT_BITS,
-    THREE_PHASE_DIGIT_WIDTHS, THREE_PHASE_ITEMS, THREE_PHASE_THREADS, THREE_PHASE_TILE,
+    cluster_sort_limit, cluster_sort_shape, cluster_sort_threads, onesweep_default_shape,
+    onesweep_fused_items, onesweep_items, onesweep_narrow_shape, onesweep_pass_shape,
+    onesweep_prefetch_ahead, onesweep_values_late, rank_sort_limit, rank_sort_max, ClusterShape,
+    OnesweepShape, CLUSTER_SORT_BLOCKS, CLUSTER_SORT_ITEMS, CLUSTER_SORT_THREADS,
+    ELEMENTWISE_THREADS, ONESWEEP_FUSED_ITEMS, ONESWEEP_FUSED_MAX, ONESWEEP_HIST_LANES_PASSES,
+    ONESWEEP_HIST_LANES_THREADS, ONESWEEP_LOOKBACK, ONESWEEP_RADIX_BITS, ONESWEEP_RANK_BALLOT,
+    ONESWEEP_SKIP_MIN, ONESWEEP_THREADS, RANK_SORT_THREADS, SM90_SHARED_PER_BLOCK_OPTIN,
+    THREE_PHASE_DIGIT_BITS, THREE_PHASE_DIGIT_WIDTHS, THREE_PHASE_ITEMS, THREE_PHASE_THREADS,
+    THREE_PHASE_TILE,
 };
 
 /// KEY_BITS and KEY_KIND of a key type, or why the GPU cannot sort it.
@@ -82,7 +82,6 @@ fn cluster_spec(key: DType, value_bytes: u32, shape: ClusterShape) -> Result<Mod
         .define("RADIX_BITS", ONESWEEP_RADIX_BITS)
         .define("RANK_BALLOT", ONESWEEP_RANK_BALLOT)
         .define("CLUSTER_MAX", CLUSTER_SORT_BLOCKS)
-        .define("CLUSTER_VARIANT", cluster_sort_variant())
         .define(
             "CLUSTER_SMEM_BYTES",
             shape.shared_bytes(key.size() as u32, value_bytes),

@@ -433,6 +433,10 @@ pub fn rank_sort_limit(key_bytes: usize) -> usize {
 /// walks shorter, more keys per thread lengthen the ranking. H200, session 8 (ncu kernel
 /// time, u32 keys, us, 1024 / 512 / 256 threads): 2^12 14.8 / 12.4 / 14.2, 2^14 18.3 / 16.3 /
 /// 16.7, 2^15 21.2 / 19.2 / 20.6, 2^16 26.3 / 24.9 / 28.3.
+/// Measured and not kept (session 15, bench/NOTES.md; us at 2^16, committed kernel first):
+/// ranking before the counts exchange instead of counting with atomics, u64 keys 54.7 -> 55.4,
+/// u32 25.7 -> 26.6; scattering straight from registers to the owner block without staging
+/// the chunk by digit, u64 54.7 -> 62.0, u32 25.7 -> 31.4, pairs 33.2 -> 43.0.
 pub const CLUSTER_SORT_THREADS: u32 = 512;
 /// Cluster sort: the most blocks of its one cluster (16 is beyond the portable 8: the kernel
 /// opts in to the non-portable size).
@@ -516,25 +520,6 @@ pub fn cluster_sort_threads() -> u32 {
     match want {
         Some(t @ (256 | 512 | 1024)) => t,
         _ => CLUSTER_SORT_THREADS,
-    }
-}
-
-/// Cluster sort variant bits: 1 = rank first (each warp ranks its keys against zeroed
-/// counters before the counts exchange, so the warp's counters end as its digit counts and the
-/// separate counting atomics go; the warp's start is added to the ranks after the scan), 2 =
-/// direct scatter (the passes before the last store each key from its registers straight to
-/// its owner block instead of staging the chunk sorted by digit first; the last pass, which
-/// writes global memory, keeps the staging).
-pub const CLUSTER_SORT_VARIANT: u32 = 0;
-
-/// The cluster sort variant in this process: [`CLUSTER_SORT_VARIANT`], or 0-3 where the
-/// environment variable `HISTOSORT_CLUSTER_VARIANT` asks for it (A/B measurements with one
-/// binary).
-pub fn cluster_sort_variant() -> u32 {
-    static V: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
-    match *V.get_or_init(|| env_tuning("HISTOSORT_CLUSTER_VARIANT")) {
-        Some(v @ 0..=3) => v,
-        _ => CLUSTER_SORT_VARIANT,
     }
 }
 
