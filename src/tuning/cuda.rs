@@ -465,13 +465,13 @@ impl ClusterShape {
     }
 
     /// Dynamic shared memory per block: two buffers of the chunk's keys and values, the
-    /// warps' digit counters, two copies of the block's counts, the table of every block's
+    /// warps' digit counters, two copies (by pass parity) of the table of every block's
     /// counts, the digit bases and the scan's scratch (kernels/radix_sort_cluster.cu's
     /// `ClusterStorage`, which the kernel checks against this figure), plus alignment slack.
     pub const fn shared_bytes(&self, key_bytes: u32, value_bytes: u32) -> u32 {
         let warps = self.threads / 32;
         2 * self.chunk() * (key_bytes + value_bytes)
-            + (warps * 256 + 2 * 256 + CLUSTER_SORT_BLOCKS * 256 + 256) * 4
+            + (warps * 256 + 2 * CLUSTER_SORT_BLOCKS * 256 + 256) * 4
             + warps * 8
             + 64
     }
