@@ -63,10 +63,10 @@ struct ClusterStorage {
     key_t keys[2][CHUNK];
     // Per warp and digit: first the warp's count, then the running position in the chunk.
     u32 warp_hist[NUM_WARPS][RADIX];
-    // Every block's counts of the pass, by pass parity: each block stores its row into every
-    // block's table before barrier A (a fast block's next counts never overwrite a table a slow
-    // block is still reading).
-    u32 table[2][CLUSTER_MAX][RADIX];
+    // This block's digit counts, by pass parity (read by every block of the cluster).
+    __align__(16) u32 cnt[2][RADIX];
+    // Every block's counts of the current pass.
+    __align__(16) u32 table[CLUSTER_MAX][RADIX];
     // Destination of chunk slot p with digit d: out_base[d] + p (wrapping u32 math).
     u32 out_base[RADIX];
     u64 ws[NUM_WARPS];
@@ -200,20 +200,24 @@ cluster_sort(const key_t *keys_in, key_t *keys_out, const value_t *vals_in, valu
         u32 count = 0;
         if (tid < RADIX) {
             count = digit_total<NUM_WARPS>(&st.warp_hist[0][0], RADIX, tid);
-            // 3 (pushed). This block's counts into row `me` of every block's table (a warp's
-            // stores are 128 contiguous bytes).
-            for (u32 b = 0; b < blocks; b++)
-                remote_store(remote_addr(&st.table[p & 1][me][tid], b), count);
+            st.cnt[p & 1][tid] = count;
         }
-        // 2. Every block's counts in every block's table.
+        // 2. Every block's counts visible.
         cluster_sync();
+        // 3. Every block's counts into the table: one 16-byte load per (block, 4 digits).
+        for (u32 t = tid; t < blocks * (RADIX / 4); t += THREADS) {
+            const u32 b = t / (RADIX / 4), q = t % (RADIX / 4);
+            const uint4 c4 = remote_load4(remote_addr(&st.cnt[p & 1][4 * q], b));
+            *(uint4 *)&st.table[b][4 * q] = c4;
+        }
+        __syncthreads();
         // No more reads of other blocks' memory after the last pass's table: a block may leave
         // once every block has arrived here.
         if (last) cluster_arrive_relaxed();
         u32 total = 0, below = 0;
         if (tid < RADIX) {
             for (u32 b = 0; b < blocks; b++) {
-                const u32 c = st.table[p & 1][b][tid];
+                const u32 c = st.table[b][tid];
                 total += c;
                 below += b < me ? c : 0;
             }

@@ -436,7 +436,9 @@ pub fn rank_sort_limit(key_bytes: usize) -> usize {
 /// Measured and not kept (session 15, bench/NOTES.md; us at 2^16, committed kernel first):
 /// ranking before the counts exchange instead of counting with atomics, u64 keys 54.7 -> 55.4,
 /// u32 25.7 -> 26.6; scattering straight from registers to the owner block without staging
-/// the chunk by digit, u64 54.7 -> 62.0, u32 25.7 -> 31.4, pairs 33.2 -> 43.0.
+/// the chunk by digit, u64 54.7 -> 62.0, u32 25.7 -> 31.4, pairs 33.2 -> 43.0; each block's
+/// counts pushed into every block's table before the first cluster barrier instead of pulled
+/// after it, u64 54.7 -> 55.6, u32 25.7 -> 26.0, pairs 33.2 -> 34.9.
 pub const CLUSTER_SORT_THREADS: u32 = 512;
 /// Cluster sort: the most blocks of its one cluster (16 is beyond the portable 8: the kernel
 /// opts in to the non-portable size).
@@ -465,13 +467,13 @@ impl ClusterShape {
     }
 
     /// Dynamic shared memory per block: two buffers of the chunk's keys and values, the
-    /// warps' digit counters, two copies (by pass parity) of the table of every block's
+    /// warps' digit counters, two copies of the block's counts, the table of every block's
     /// counts, the digit bases and the scan's scratch (kernels/radix_sort_cluster.cu's
     /// `ClusterStorage`, which the kernel checks against this figure), plus alignment slack.
     pub const fn shared_bytes(&self, key_bytes: u32, value_bytes: u32) -> u32 {
         let warps = self.threads / 32;
         2 * self.chunk() * (key_bytes + value_bytes)
-            + (warps * 256 + 2 * CLUSTER_SORT_BLOCKS * 256 + 256) * 4
+            + (warps * 256 + 2 * 256 + CLUSTER_SORT_BLOCKS * 256 + 256) * 4
             + warps * 8
             + 64
     }
