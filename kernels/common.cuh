@@ -45,6 +45,25 @@ __device__ __forceinline__ void prefetch_l2(const void *p, unsigned long long by
 #endif
 }
 
+// Programmatic dependent launch (sm_90 and later; no-ops on older devices and for kernels
+// launched without the attribute). A kernel launched with programmatic stream serialization may
+// start while the kernel before it in the stream still runs; `grid_dependency_wait` returns once
+// that kernel has completed and its writes are visible, so nothing before it may read what the
+// earlier kernel writes or write what it reads. `launch_dependents` lets the next such kernel
+// start launching once every block of this grid has issued it (or exited): blocks that issue it
+// at their start hand the next kernel the SMs as this grid's last blocks drain, instead of a
+// launch gap and a ramp after the last block ends.
+__device__ __forceinline__ void grid_dependency_wait() {
+#if __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void launch_dependents() {
+#if __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
 // Transaction barriers (mbarrier) and bulk copies from global to shared memory (sm_90 and
 // later): one thread arms the barrier with the bytes it expects and issues the copy, the
 // others wait on the barrier's phase. Used by the pipelined scan and the sort's pass kernel.

@@ -147,6 +147,10 @@ extern "C" __global__ void __launch_bounds__(LANES_THREADS, 1)
 onesweep_histogram_lanes(const key_t *__restrict__ keys, u64 n, u32 *__restrict__ hist,
                          u32 begin_bit, u32 end_bit, u32 pass0, u32 npasses, u32 desc,
                          u32 transform) {
+    // Chained launches: the keys are the sort's input, which nothing before this kernel in the
+    // chain writes, so they are counted at once; only the merge into `hist` (cleared by the
+    // kernel before) waits.
+    launch_dependents();
     extern __shared__ u32 s_lanes[];
     const u32 words = npasses * RADIX * WARP_THREADS;
     for (u32 i = threadIdx.x; i < words; i += LANES_THREADS) s_lanes[i] = 0;
@@ -166,6 +170,7 @@ onesweep_histogram_lanes(const key_t *__restrict__ keys, u64 n, u32 *__restrict_
     default: count_lanes<4>(col, keys, n, shift, mask, desc, transform); break;
     }
     __syncthreads();
+    grid_dependency_wait();
     // Counter (p, d) sums its 32 lane copies; thread c starts at lane c % 32 so that a warp's
     // reads fall in 32 different banks.
     for (u32 c = threadIdx.x; c < npasses * RADIX; c += LANES_THREADS) {
@@ -179,12 +184,32 @@ onesweep_histogram_lanes(const key_t *__restrict__ keys, u64 n, u32 *__restrict_
 
 // Exclusive scan of each pass's digit counts, in place: one block per pass.
 extern "C" __global__ void __launch_bounds__(THREADS) onesweep_scan_histogram(u32 *hist) {
+    launch_dependents();
+    grid_dependency_wait();
     __shared__ u32 s_ws[NUM_WARPS];
     u32 *h = hist + blockIdx.x * RADIX;
     u32 c = threadIdx.x < RADIX ? h[threadIdx.x] : 0;
     u32 total;
     u32 e = block_exclusive_scan(c, s_ws, total);
     if (threadIdx.x < RADIX) h[threadIdx.x] = e;
+}
+
+// Zeroes the digit counts and tile counters (`meta`, `meta_words` words) and the first pass's
+// status words (`status_words` 32-bit words) before a sort: one launch in place of two memsets,
+// and the chained histogram after it counts while it runs.
+extern "C" __global__ void __launch_bounds__(256) onesweep_clear(u32 *__restrict__ meta,
+                                                                 u32 meta_words,
+                                                                 u32 *__restrict__ status,
+                                                                 u64 status_words) {
+    launch_dependents();
+    const u64 stride = (u64)gridDim.x * blockDim.x;
+    const u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    // The status buffer is a whole allocation (256-byte aligned): 16-byte stores, then the tail.
+    uint4 *v = (uint4 *)status;
+    const u64 nv = status_words / 4;
+    for (u64 i = t; i < nv; i += stride) v[i] = make_uint4(0, 0, 0, 0);
+    for (u64 i = nv * 4 + t; i < status_words; i += stride) status[i] = 0;
+    for (u64 i = t; i < meta_words; i += stride) meta[i] = 0;
 }
 
 // Loads of data that other blocks of the same launch wrote (the fused kernel) must not be
@@ -469,6 +494,12 @@ onesweep_pass(const key_t *__restrict__ keys_in, key_t *__restrict__ keys_out,
     extern __shared__ __align__(16) unsigned char s_pass[];
     static_assert(sizeof(TileStorage) <= PASS_SMEM_BYTES, "the host's PASS_SMEM_BYTES is too small");
     TileStorage &st = *reinterpret_cast<TileStorage *>(s_pass);
+    // Chained launches: this block is resident before the previous kernel (pass, digit scan)
+    // ends; it waits for it before taking a ticket (the counter is cleared at the start of the
+    // chain, which may still be running) and before any global access. Every block lets the next
+    // pass launch at once: that pass's blocks wait in turn, on SMs this pass no longer needs.
+    launch_dependents();
+    grid_dependency_wait();
     if (threadIdx.x == 0) {
         const u32 t = atomicAdd(tile_counter, 1u);
         st.tile = t;

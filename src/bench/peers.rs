@@ -199,11 +199,11 @@ pub fn cases(quick: bool, sizes: Option<&[usize]>) -> Vec<PeerCase> {
                 vec![64 << 20],
             ),
             // Issue 5: every power of two from 2^12 to 2^22 (1.0x CUB, 2x up to 2^16), then
-            // the large sizes (1.3x) for u32 keys, pairs and u64 keys.
+            // the large sizes (1.3x, from 2^24 to 2^28) for u32 keys, pairs, u64 and f32 keys.
             (false, None) => (
                 (12..=22).chain([24, 26, 28]).map(|e| 1usize << e).collect(),
                 vec![1 << 24, 1 << 26, 1 << 28],
-                vec![1 << 24, 1 << 26],
+                vec![1 << 24, 1 << 26, 1 << 28],
                 vec![64 << 20, 1 << 30],
             ),
         };
@@ -217,10 +217,10 @@ pub fn cases(quick: bool, sizes: Option<&[usize]>) -> Vec<PeerCase> {
         v.push(PeerCase::SortKeys { dtype: "u64", n });
     }
     let big = *keys.iter().max().unwrap_or(&(1 << 20));
-    v.push(PeerCase::SortKeys {
-        dtype: "f32",
-        n: big,
-    });
+    // f32 keys at the pair sizes (the large ones of the full set).
+    for &n in &pairs {
+        v.push(PeerCase::SortKeys { dtype: "f32", n });
+    }
     v.push(PeerCase::SortKeysBits {
         n: big,
         begin: 0,
@@ -819,8 +819,18 @@ mod tests {
         let n = all.len();
         assert_eq!(select_cases(all.clone(), &[]).unwrap().len(), n);
         assert_eq!(select_cases(all.clone(), &[" ".into()]).unwrap().len(), n);
+        // Issue 5's large sizes, 2^24 to 2^28, for every kind of sort it names.
+        for dtype in ["u32", "u64", "f32"] {
+            let sel = select_cases(all.clone(), &[format!("sort-keys {dtype}")]).unwrap();
+            for e in [24, 26, 28] {
+                assert!(
+                    sel.contains(&PeerCase::SortKeys { dtype, n: 1 << e }),
+                    "{dtype} 2^{e}: {sel:?}"
+                );
+            }
+        }
         let u64s = select_cases(all.clone(), &["sort-keys u64".into()]).unwrap();
-        assert_eq!(u64s.len(), 2);
+        assert_eq!(u64s.len(), 3);
         assert!(u64s
             .iter()
             .all(|c| matches!(c, PeerCase::SortKeys { dtype: "u64", .. })));

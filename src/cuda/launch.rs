@@ -104,19 +104,27 @@ impl CudaBackend {
             )
         };
         self.stream.context().bind_to_thread().map_err(err)?;
-        with_cluster_config(grid, block, shared_bytes, self.stream.cu_stream(), |cfg| {
-            // SAFETY: `params` points at the arguments, which outlive the call (the driver
-            // copies them); their list matches the kernel's as for `launch`; `cfg` and its
-            // attribute are alive for the call.
-            unsafe {
-                sys::cuLaunchKernelEx(
-                    cfg,
-                    f.cu_function(),
-                    params.as_mut_ptr(),
-                    std::ptr::null_mut(),
-                )
-            }
-        })
+        let attr = cluster_attribute(grid);
+        with_config(
+            grid,
+            block,
+            shared_bytes,
+            self.stream.cu_stream(),
+            attr,
+            |cfg| {
+                // SAFETY: `params` points at the arguments, which outlive the call (the driver
+                // copies them); their list matches the kernel's as for `launch`; `cfg` and its
+                // attribute are alive for the call.
+                unsafe {
+                    sys::cuLaunchKernelEx(
+                        cfg,
+                        f.cu_function(),
+                        params.as_mut_ptr(),
+                        std::ptr::null_mut(),
+                    )
+                }
+            },
+        )
         .result()
         .map_err(err)
     }
@@ -135,26 +143,87 @@ impl CudaBackend {
             .context()
             .bind_to_thread()
             .map_err(|e| driver_err("cuCtxSetCurrent", e))?;
-        with_cluster_config(grid, block, shared_bytes, self.stream.cu_stream(), |cfg| {
-            // SAFETY: `cfg` and its attribute are alive for the call, which only writes `count`.
-            unsafe { sys::cuOccupancyMaxActiveClusters(&mut count, f.cu_function(), cfg) }
-        })
+        let attr = cluster_attribute(grid);
+        with_config(
+            grid,
+            block,
+            shared_bytes,
+            self.stream.cu_stream(),
+            attr,
+            |cfg| {
+                // SAFETY: `cfg` and its attribute are alive for the call, which only writes `count`.
+                unsafe { sys::cuOccupancyMaxActiveClusters(&mut count, f.cu_function(), cfg) }
+            },
+        )
         .result()
         .map_err(|e| driver_err("cuOccupancyMaxActiveClusters", e))?;
         Ok(count.max(0) as u32)
     }
 }
 
-/// Calls `use_cfg` with the config of a launch of `grid` blocks as one cluster. The config
-/// points at its cluster attribute, which lives here, so no config outlives its attribute.
-fn with_cluster_config<R>(
+impl CudaBackend {
+    /// Launches `f` as a link of a chain (programmatic dependent launch, sm_90 and later): it may
+    /// start while the kernel before it in the stream still runs, and its blocks wait for that
+    /// kernel (`grid_dependency_wait` in kernels/common.cuh) before they touch anything it
+    /// writes. Only kernels written for it may be launched so. Where chaining is off (older
+    /// devices, `HISTOSORT_CHAINED=0`), a plain launch.
+    pub(crate) fn launch_chained(
+        &self,
+        f: &CudaFunction,
+        name: &str,
+        grid: u32,
+        block: u32,
+        shared_bytes: u32,
+        args: &[KArg],
+    ) -> Result<()> {
+        if !self.chained {
+            return self.launch(f, name, grid, block, shared_bytes, args);
+        }
+        let mut params: Vec<*mut std::ffi::c_void> = args.iter().map(arg_ptr).collect();
+        let err = |e| {
+            driver_err(
+                &format!("cuLaunchKernelEx({name}, chained, grid {grid}, block {block})"),
+                e,
+            )
+        };
+        self.stream.context().bind_to_thread().map_err(err)?;
+        // SAFETY: the attribute is plain data; all zeroes is a valid value of every field.
+        let mut attr: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+        attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+        attr.value.programmaticStreamSerializationAllowed = 1;
+        with_config(
+            grid,
+            block,
+            shared_bytes,
+            self.stream.cu_stream(),
+            attr,
+            |cfg| {
+                // SAFETY: as for `launch_cluster`.
+                unsafe {
+                    sys::cuLaunchKernelEx(
+                        cfg,
+                        f.cu_function(),
+                        params.as_mut_ptr(),
+                        std::ptr::null_mut(),
+                    )
+                }
+            },
+        )
+        .result()
+        .map_err(err)
+    }
+}
+
+/// Calls `use_cfg` with the config of a launch of `grid` blocks with the one attribute `attr`.
+/// The config points at the attribute, which lives here, so no config outlives it.
+fn with_config<R>(
     grid: u32,
     block: u32,
     shared_bytes: u32,
     stream: sys::CUstream,
+    mut attr: sys::CUlaunchAttribute,
     use_cfg: impl FnOnce(&sys::CUlaunchConfig) -> R,
 ) -> R {
-    let mut attr = cluster_attribute(grid);
     let cfg = sys::CUlaunchConfig {
         gridDimX: grid.max(1),
         gridDimY: 1,

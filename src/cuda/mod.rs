@@ -102,6 +102,10 @@ pub struct CudaBackend {
     /// Serialises host-slice operations on the one stream.
     op_lock: Mutex<()>,
     plans: Mutex<Vec<SortPlan>>,
+    /// Whether multi-kernel sequences chain their launches (programmatic dependent launch): an
+    /// sm_90 or later device with kernels compiled for it, unless turned off
+    /// ([`crate::tuning::cuda::chained_launches`]).
+    chained: bool,
 }
 
 impl CudaBackend {
@@ -170,6 +174,11 @@ impl CudaBackend {
         let side = ctx
             .new_stream()
             .map_err(|e| driver_err("cuStreamCreate", e))?;
+        // The kernels' waits exist only in code built for sm_90 or later (an older NVRTC's PTX
+        // for an older architecture has none), so both the device and the target must be.
+        let chained = crate::tuning::cuda::chained_launches()
+            && info.compute_capability.0 >= 9
+            && target.arch().0 >= 9;
         Ok(CudaBackend {
             ctx,
             stream,
@@ -181,6 +190,7 @@ impl CudaBackend {
             hist_acc: Mutex::new(None),
             op_lock: Mutex::new(()),
             plans: Mutex::new(Vec::new()),
+            chained,
         })
     }
 

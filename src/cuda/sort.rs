@@ -275,6 +275,8 @@ struct Onesweep {
     fused: Option<(CudaFunction, u64)>,
     /// The digit histogram kernel (lane-private counters) and its passes per launch.
     histogram: DigitHistogram,
+    /// Zeroes the counts, tile counters and first status words before a sort.
+    clear: CudaFunction,
     scan_histogram: CudaFunction,
     pass: CudaFunction,
     /// The pass kernel's tile and its dynamic shared memory.
@@ -561,6 +563,7 @@ impl CudaBackend {
             cluster,
             fused,
             histogram: self.digit_histogram(&spec, passes, ONESWEEP_HIST_LANES_PASSES)?,
+            clear: self.function(&spec, "onesweep_clear")?,
             scan_histogram: self.function(&spec, "onesweep_scan_histogram")?,
             pass: self.onesweep_pass_function(&spec, shape, pass_shared)?,
             shape,
@@ -702,6 +705,7 @@ impl CudaBackend {
         hist: u64,
         (begin, end): (u32, u32),
         desc: u32,
+        chained: bool,
     ) -> Result<()> {
         // One block per SM (its counters take most of the shared memory), fewer for small
         // inputs; passes in groups of `per_launch`, each a read of the keys.
@@ -711,24 +715,27 @@ impl CudaBackend {
         let mut pass0 = 0;
         while pass0 < passes {
             let np = (passes - pass0).min(h.per_launch);
-            self.launch(
+            let args = [
+                KArg::U64(keys),
+                KArg::U64(n),
+                KArg::U64(hist),
+                KArg::U32(begin),
+                KArg::U32(end),
+                KArg::U32(pass0),
+                KArg::U32(np),
+                KArg::U32(desc),
+                KArg::U32(1),
+            ];
+            let (f, name, t) = (
                 &h.f,
                 "onesweep_histogram_lanes",
-                grid,
                 ONESWEEP_HIST_LANES_THREADS,
-                h.shared,
-                &[
-                    KArg::U64(keys),
-                    KArg::U64(n),
-                    KArg::U64(hist),
-                    KArg::U32(begin),
-                    KArg::U32(end),
-                    KArg::U32(pass0),
-                    KArg::U32(np),
-                    KArg::U32(desc),
-                    KArg::U32(1),
-                ],
-            )?;
+            );
+            if chained {
+                self.launch_chained(f, name, grid, t, h.shared, &args)?;
+            } else {
+                self.launch(f, name, grid, t, h.shared, &args)?;
+            }
             pass0 += np;
         }
         Ok(())
@@ -757,7 +764,7 @@ impl CudaBackend {
         let hp = super::dptr(&hist, &self.stream);
         self.memset0(hp, words * 4)?;
         let desc = (opts.order == crate::algorithm::Order::Descending) as u32;
-        self.enqueue_digit_histograms(&h, passes, keys, n as u64, hp, (begin, end), desc)?;
+        self.enqueue_digit_histograms(&h, passes, keys, n as u64, hp, (begin, end), desc, false)?;
         let mut out = vec![0u32; words];
         self.stream
             .memcpy_dtoh(&hist, &mut out)
@@ -858,11 +865,28 @@ impl CudaBackend {
                 ],
             );
         }
-        self.memset0(
-            meta,
-            (os.passes as usize * radix as usize + os.passes as usize) * 4,
+        // The chain: clear, digit histograms, digit scan, passes. The clear is a plain launch
+        // (it waits for whatever came before in the stream); every later kernel is chained to
+        // the one before it (`launch_chained`).
+        let meta_words = os.passes * radix as u32 + os.passes;
+        let status_words = (os.status_bytes / 4) as u64;
+        let clear_grid = status_words
+            .max(meta_words as u64)
+            .div_ceil(256 * 4 * 4)
+            .clamp(1, 4 * self.info.sm_count.max(1) as u64) as u32;
+        self.launch(
+            &os.clear,
+            "onesweep_clear",
+            clear_grid,
+            256,
+            0,
+            &[
+                KArg::U64(meta),
+                KArg::U32(meta_words),
+                KArg::U64(status[0]),
+                KArg::U64(status_words),
+            ],
         )?;
-        self.memset0(status[0], os.status_bytes)?;
         self.enqueue_digit_histograms(
             &os.histogram,
             os.passes,
@@ -871,8 +895,9 @@ impl CudaBackend {
             meta,
             (k.begin, k.end),
             desc,
+            true,
         )?;
-        self.launch(
+        self.launch_chained(
             &os.scan_histogram,
             "onesweep_scan_histogram",
             os.passes,
@@ -885,7 +910,7 @@ impl CudaBackend {
         let pass = |i: usize, p: u32, src: (u64, u64), dst: (u64, u64), first: bool, last: bool| {
             let shift = k.begin + p * ONESWEEP_RADIX_BITS;
             let w = ONESWEEP_RADIX_BITS.min(k.end - shift);
-            self.launch(
+            self.launch_chained(
                 &os.pass,
                 "onesweep_pass",
                 os.tiles as u32,

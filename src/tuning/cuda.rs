@@ -375,6 +375,19 @@ pub fn onesweep_pass_shape(
     }
 }
 
+/// Multi-kernel sorts (the onesweep sort's clear, digit histogram, digit scan and passes) chain
+/// their launches on sm_90 and later: each kernel is launched with programmatic stream
+/// serialization, so its blocks become resident while the kernel before it drains and wait
+/// for it on the device (`griddepcontrol`), instead of a launch gap and a ramp at every kernel
+/// boundary. `HISTOSORT_CHAINED=0` turns it off (A/B runs with one binary).
+pub fn chained_launches() -> bool {
+    static ON: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
+    ON.get_or_init(|| env_tuning("HISTOSORT_CHAINED"))
+        .map_or(CHAINED_LAUNCHES, |v| v != 0)
+}
+/// The default of [`chained_launches`].
+pub const CHAINED_LAUNCHES: bool = true;
+
 /// Onesweep sort: up to this many keys the whole sort runs as one cooperative launch (grid
 /// barriers instead of kernel boundaries), when every tile's block can be resident at once.
 pub const ONESWEEP_FUSED_MAX: usize = 1 << 20;
