@@ -96,15 +96,35 @@ impl CudaBackend {
         shared_bytes: u32,
         args: &[KArg],
     ) -> Result<()> {
+        let what =
+            format!("cuLaunchKernelEx({name}, cluster of {grid} x {block}, {shared_bytes} B)");
+        self.launch_ex(
+            f,
+            &what,
+            grid,
+            block,
+            shared_bytes,
+            args,
+            cluster_attribute(grid),
+        )
+    }
+
+    /// Launches `f` through `cuLaunchKernelEx` with the one launch attribute `attr`; `what`
+    /// names the launch in the error.
+    #[allow(clippy::too_many_arguments)]
+    fn launch_ex(
+        &self,
+        f: &CudaFunction,
+        what: &str,
+        grid: u32,
+        block: u32,
+        shared_bytes: u32,
+        args: &[KArg],
+        attr: sys::CUlaunchAttribute,
+    ) -> Result<()> {
         let mut params: Vec<*mut std::ffi::c_void> = args.iter().map(arg_ptr).collect();
-        let err = |e| {
-            driver_err(
-                &format!("cuLaunchKernelEx({name}, cluster of {grid} x {block}, {shared_bytes} B)"),
-                e,
-            )
-        };
+        let err = |e| driver_err(what, e);
         self.stream.context().bind_to_thread().map_err(err)?;
-        let attr = cluster_attribute(grid);
         with_config(
             grid,
             block,
@@ -179,38 +199,12 @@ impl CudaBackend {
         if !self.chained {
             return self.launch(f, name, grid, block, shared_bytes, args);
         }
-        let mut params: Vec<*mut std::ffi::c_void> = args.iter().map(arg_ptr).collect();
-        let err = |e| {
-            driver_err(
-                &format!("cuLaunchKernelEx({name}, chained, grid {grid}, block {block})"),
-                e,
-            )
-        };
-        self.stream.context().bind_to_thread().map_err(err)?;
         // SAFETY: the attribute is plain data; all zeroes is a valid value of every field.
         let mut attr: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
         attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
         attr.value.programmaticStreamSerializationAllowed = 1;
-        with_config(
-            grid,
-            block,
-            shared_bytes,
-            self.stream.cu_stream(),
-            attr,
-            |cfg| {
-                // SAFETY: as for `launch_cluster`.
-                unsafe {
-                    sys::cuLaunchKernelEx(
-                        cfg,
-                        f.cu_function(),
-                        params.as_mut_ptr(),
-                        std::ptr::null_mut(),
-                    )
-                }
-            },
-        )
-        .result()
-        .map_err(err)
+        let what = format!("cuLaunchKernelEx({name}, chained, grid {grid}, block {block})");
+        self.launch_ex(f, &what, grid, block, shared_bytes, args, attr)
     }
 }
 
