@@ -438,6 +438,16 @@ pub(crate) fn nvcc_version() -> Option<String> {
         .map(|l| l.trim().to_string())
 }
 
+/// `NAME=value` of the variables among `vars` whose name starts with `HISTOSORT_`, sorted.
+fn histosort_vars(vars: impl Iterator<Item = (String, String)>) -> Vec<String> {
+    let mut v: Vec<String> = vars
+        .filter(|(k, _)| k.starts_with("HISTOSORT_"))
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    v.sort();
+    v
+}
+
 fn environment(engine: &Engine, config: &Config) -> Environment {
     let mut env = Environment {
         date: record::rfc3339_utc(std::time::SystemTime::now()),
@@ -451,6 +461,7 @@ fn environment(engine: &Engine, config: &Config) -> Environment {
             .map(|s| !s.is_empty()),
         histosort_version: env!("CARGO_PKG_VERSION").to_string(),
         command: config.command.clone(),
+        histosort_env: histosort_vars(std::env::vars()),
         ..Default::default()
     };
     if let Some(b) = engine.cuda() {
@@ -558,6 +569,30 @@ mod tests {
             assert_eq!(s.name().parse::<Suite>().unwrap(), *s);
         }
         assert!("sorts".parse::<Suite>().unwrap_err().contains("hist-study"));
+    }
+
+    #[test]
+    fn histosort_variables_are_recorded_sorted() {
+        let vars = [
+            ("PATH", "/usr/bin"),
+            ("HISTOSORT_ONESWEEP_SHAPE", "256x28x3"),
+            ("HISTOSORT_CHAINED", "0"),
+            ("XHISTOSORT_NOT", "1"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()));
+        assert_eq!(
+            histosort_vars(vars),
+            ["HISTOSORT_CHAINED=0", "HISTOSORT_ONESWEEP_SHAPE=256x28x3"]
+        );
+        // Files written before the field existed still read back, with none recorded.
+        let old = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("bench/results/2026-12-02-h200-s16/run2/peers.json");
+        let text = std::fs::read_to_string(&old).unwrap();
+        assert!(!text.contains("histosort_env"));
+        let r: record::Report = serde_json::from_str(&text).unwrap();
+        assert!(r.environment.histosort_env.is_empty());
+        assert!(!r.records.is_empty());
     }
 
     #[test]

@@ -134,6 +134,11 @@ pub struct Environment {
     pub histosort_version: String,
     /// The command line the run was started with.
     pub command: String,
+    /// Every `HISTOSORT_*` environment variable set for the run (`NAME=value`, sorted): the
+    /// tuning overrides an A/B run sets (`HISTOSORT_CHAINED=0`, `HISTOSORT_ONESWEEP_SHAPE`,
+    /// `HISTOSORT_KERNEL_DEFINES`, ...). Absent from files written before it existed.
+    #[serde(default)]
+    pub histosort_env: Vec<String>,
 }
 
 /// A whole run.
