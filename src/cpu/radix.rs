@@ -444,6 +444,36 @@ pub(crate) unsafe fn survey_multi<E: Elem, S: Source<E>, W: Sink<E>>(
     guess: &[Digit],
     warm: Option<&W>,
 ) -> (u128, u128, Vec<Counts>) {
+    #[cfg(target_arch = "x86_64")]
+    if bmi2() {
+        // SAFETY: the CPU has BMI2; the rest is forwarded from the caller.
+        return unsafe { survey_multi_bmi2(src, len, guess, warm) };
+    }
+    // SAFETY: forwarded from the caller.
+    unsafe { survey_multi_body(src, len, guess, warm) }
+}
+
+/// # Safety
+/// The CPU has BMI2; otherwise as [`survey_multi`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2")]
+unsafe fn survey_multi_bmi2<E: Elem, S: Source<E>, W: Sink<E>>(
+    src: &S,
+    len: usize,
+    guess: &[Digit],
+    warm: Option<&W>,
+) -> (u128, u128, Vec<Counts>) {
+    // SAFETY: forwarded from the caller.
+    unsafe { survey_multi_body(src, len, guess, warm) }
+}
+
+#[inline(always)]
+unsafe fn survey_multi_body<E: Elem, S: Source<E>, W: Sink<E>>(
+    src: &S,
+    len: usize,
+    guess: &[Digit],
+    warm: Option<&W>,
+) -> (u128, u128, Vec<Counts>) {
     // One prefetch per cache line of `warm` (the bucket's window of the output, which is
     // cold: the caller's memory, last read long before), so that the scatter that writes it
     // finds its lines in the cache instead of waiting on a read-for-ownership per line.
@@ -631,7 +661,7 @@ pub(crate) unsafe fn scatter<E: Elem, S: Source<E>, D: Sink<E>>(
             if wc {
                 scatter_wc(src, dst, lo, hi, digit, next, chunks, off)
             } else {
-                scatter_direct(src, dst, lo, hi, digit, next, chunks, off)
+                scatter_plain(src, dst, lo, hi, digit, next, chunks, off)
             }
         }
     };
@@ -721,6 +751,88 @@ pub(crate) const fn nt_min_bytes() -> usize {
 #[cfg(test)]
 pub(crate) fn use_nt_for_tests<E: Elem>(dst: *mut E, n: usize) -> bool {
     use_nt::<E>(Buf(dst), n)
+}
+
+/// The plain and the BMI2 builds of the scatter and of the in-bucket survey on the same input
+/// (the sorts take one of them per CPU, so a test run exercises only one): both must give the
+/// output, the next digit's counts and the survey of the plain build.
+#[cfg(all(test, target_arch = "x86_64"))]
+#[test]
+fn bmi2_builds_match_the_plain_ones() {
+    if !std::is_x86_feature_detected!("bmi2") {
+        eprintln!("SKIP bmi2_builds_match_the_plain_ones: this CPU has no BMI2");
+        return;
+    }
+    let n = 5000;
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let src: Vec<Pair<u32, u16>> = (0..n)
+        .map(|i| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            Pair {
+                key: (x >> 20) as u32,
+                val: i as u16,
+            }
+        })
+        .collect();
+    let chunks = Chunks::new(n, 1);
+    for (shift, width) in [(0, 8), (5, 7), (16, 8), (24, 8), (3, 1)] {
+        let digit = Digit { shift, width };
+        let next = Digit {
+            shift: shift + width,
+            width: 8.min(32 - (shift + width)),
+        };
+        let s = Buf(src.as_ptr().cast_mut());
+        // SAFETY: `s` is valid for `n` initialised elements and only read.
+        let counts = unsafe { count(&s, &chunks, digit) };
+        let run = |bmi2: bool| {
+            let mut out = vec![
+                Pair {
+                    key: 0u32,
+                    val: 0u16
+                };
+                n
+            ];
+            let d = Buf(out.as_mut_ptr());
+            let mut off = vec![0usize; digit.radix()];
+            let mut sum = 0;
+            for (o, c) in off.iter_mut().zip(&counts.counts) {
+                *o = sum;
+                sum += c;
+            }
+            // SAFETY: `s` and `d` are separate buffers of `n`; `off` is the scan of the true
+            // counts; the CPU has BMI2 (checked above).
+            let cnt = unsafe {
+                if bmi2 {
+                    scatter_direct_bmi2(&s, &d, 0, n, digit, Some(next), &chunks, &mut off)
+                } else {
+                    scatter_direct(&s, &d, 0, n, digit, Some(next), &chunks, &mut off)
+                }
+            };
+            let guess = [digit, next];
+            // SAFETY: `d` holds `n` initialised elements; no output window is warmed.
+            let (or, and, multi) = unsafe {
+                if bmi2 {
+                    survey_multi_bmi2(&d, n, &guess, None::<&Buf<Pair<u32, u16>>>)
+                } else {
+                    survey_multi_body(&d, n, &guess, None::<&Buf<Pair<u32, u16>>>)
+                }
+            };
+            let keys: Vec<(u32, u16)> = out.iter().map(|p| (p.key, p.val)).collect();
+            let multi: Vec<Vec<usize>> = multi.into_iter().map(|c| c.counts).collect();
+            (keys, cnt, or, and, multi)
+        };
+        let plain = run(false);
+        assert!(
+            plain.0.windows(2).all(|w| {
+                let (a, b) = (digit.of(w[0].0), digit.of(w[1].0));
+                a < b || (a == b && w[0].1 < w[1].1)
+            }),
+            "plain scatter not stable by digit {digit:?}"
+        );
+        assert_eq!(run(true), plain, "digit {digit:?}");
+    }
 }
 
 /// One cache line of staging, aligned like one.
@@ -887,6 +999,64 @@ unsafe fn scatter_nt<E: Elem, S: Source<E>>(
     unsafe {
         std::arch::x86_64::_mm_sfence()
     };
+}
+
+/// Whether the hot loops run their BMI2 builds: SHRX shifts by a register in one micro-op
+/// and leaves the flags alone, where baseline x86-64's SHR by CL takes several, and every
+/// element of every pass extracts its digit with a shift by a run-time amount.
+#[inline(always)]
+fn bmi2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        tuning::bmi2() && std::is_x86_feature_detected!("bmi2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// [`scatter_direct`], compiled for BMI2 where the CPU has it.
+///
+/// # Safety
+/// As [`scatter_direct`].
+#[allow(clippy::too_many_arguments)]
+unsafe fn scatter_plain<E: Elem, S: Source<E>, D: Sink<E>>(
+    src: &S,
+    dst: &D,
+    lo: usize,
+    hi: usize,
+    digit: Digit,
+    next: Option<Digit>,
+    chunks: &Chunks,
+    off: &mut [usize],
+) -> Vec<usize> {
+    #[cfg(target_arch = "x86_64")]
+    if bmi2() {
+        // SAFETY: the CPU has BMI2; the rest is forwarded from the caller.
+        return unsafe { scatter_direct_bmi2(src, dst, lo, hi, digit, next, chunks, off) };
+    }
+    // SAFETY: forwarded from the caller.
+    unsafe { scatter_direct(src, dst, lo, hi, digit, next, chunks, off) }
+}
+
+/// # Safety
+/// The CPU has BMI2; otherwise as [`scatter_direct`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn scatter_direct_bmi2<E: Elem, S: Source<E>, D: Sink<E>>(
+    src: &S,
+    dst: &D,
+    lo: usize,
+    hi: usize,
+    digit: Digit,
+    next: Option<Digit>,
+    chunks: &Chunks,
+    off: &mut [usize],
+) -> Vec<usize> {
+    // SAFETY: forwarded from the caller.
+    unsafe { scatter_direct(src, dst, lo, hi, digit, next, chunks, off) }
 }
 
 /// The plain scatter: one store per element straight to its place.

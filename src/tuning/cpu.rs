@@ -67,6 +67,22 @@ pub const PAR_MIN_LEN: usize = 1 << 15;
 pub const CHUNKS_PER_THREAD: usize = 1;
 /// Elements per block of the parallel copy-back.
 pub const COPY_BLOCK: usize = 1 << 16;
+/// The sort's hot loops (the scatter, the in-bucket survey) run a BMI2 build where the CPU has
+/// it (x86-64, detected at run time): a shift by a run-time amount is one SHRX micro-op there,
+/// against several for baseline x86-64's SHR by CL. Intel dev VM, session 16, this switch 1 / 0
+/// alternating, best of 200-300 sorts each (`examples/cpu_sort_prof`, ms): pairs u32/u32 2^20
+/// 3.58 / 3.89, 3.68 / 3.96, 3.88 / 3.95, 3.59 / 3.79, 3.67 / 3.89, 3.86 / 4.25 (5-9%); u32
+/// 2^20 2.88-3.02 / 2.90-3.05 (level); u32 and pairs 2^24 level (best of 12). (The whole
+/// crate built for BMI2 sorted u32 2^20 in 2.74-2.90 ms, but made rdst 15% faster too.)
+/// `HISTOSORT_CPU_BMI2=0` turns it off (A/B runs with one binary).
+pub const BMI2: bool = true;
+/// [`BMI2`], or what `HISTOSORT_CPU_BMI2` says.
+pub fn bmi2() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| {
+        super::cuda::env_tuning::<u32>("HISTOSORT_CPU_BMI2").map_or(BMI2, |v| v != 0)
+    })
+}
 /// Pair sorts carry values up to this many bytes through every pass; larger values are
 /// sorted by index and gathered once at the end.
 pub const PAIR_MAX_VALUE: usize = 16;
