@@ -467,6 +467,10 @@ unsafe fn survey_multi_bmi2<E: Elem, S: Source<E>, W: Sink<E>>(
     unsafe { survey_multi_body(src, len, guess, warm) }
 }
 
+/// The body of [`survey_multi`], inlined into both of its builds.
+///
+/// # Safety
+/// As [`survey_multi`].
 #[inline(always)]
 unsafe fn survey_multi_body<E: Elem, S: Source<E>, W: Sink<E>>(
     src: &S,
