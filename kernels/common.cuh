@@ -125,24 +125,31 @@ __device__ __forceinline__ T warp_inclusive_scan(T x) {
     return x;
 }
 
-// Exclusive scan across the block: warp scans, then one warp scans the warp totals.
-// `ws` is shared scratch of NUM_WARPS elements. Every thread must call it. It ends with a
+// Exclusive scan across a block of WARPS warps: warp scans, then one warp scans the warp
+// totals. `ws` is shared scratch of WARPS elements. Every thread must call it. It ends with a
 // barrier, so the caller may reuse `ws` (and whatever it read before the call) right away.
-template <typename T>
-__device__ __forceinline__ T block_exclusive_scan(T x, T *ws, T &total) {
+template <int WARPS, typename T>
+__device__ __forceinline__ T block_exclusive_scan_warps(T x, T *ws, T &total) {
+    static_assert(WARPS >= 1 && WARPS <= WARP_THREADS, "one warp scans the warp totals");
     T inc = warp_inclusive_scan(x);
     if (lane_id() == WARP_THREADS - 1) ws[warp_id()] = inc;
     __syncthreads();
     if (warp_id() == 0) {
-        T w = lane_id() < NUM_WARPS ? ws[lane_id()] : T(0);
+        T w = lane_id() < WARPS ? ws[lane_id()] : T(0);
         T wi = warp_inclusive_scan(w);
-        if (lane_id() < NUM_WARPS) ws[lane_id()] = wi;
+        if (lane_id() < WARPS) ws[lane_id()] = wi;
     }
     __syncthreads();
     T prefix = warp_id() == 0 ? T(0) : ws[warp_id() - 1];
-    total = ws[NUM_WARPS - 1];
+    total = ws[WARPS - 1];
     __syncthreads();
     return prefix + inc - x;
+}
+
+// The same for a block of THREADS threads.
+template <typename T>
+__device__ __forceinline__ T block_exclusive_scan(T x, T *ws, T &total) {
+    return block_exclusive_scan_warps<NUM_WARPS>(x, ws, total);
 }
 
 // The lanes of the warp whose `d` (a BITS-bit digit) equals this lane's: __match_any_sync, or
@@ -181,13 +188,16 @@ __device__ __forceinline__ u32 warp_peers(u32 d) {
 // zeroed that is the rank within the warp; seeded with each warp's first position per digit
 // (early counts), it is the key's position in the tile. Rounds do not wait on each other: the
 // counter is only touched by atomics, which a warp issues in order.
+// Only the first `rounds` rounds are ranked (a count the whole warp agrees on); the others'
+// positions are left unset.
 template <int BITS, int N, typename K>
 __device__ __forceinline__ void warp_rank(const K (&k)[N], u32 (&pos)[N], u32 *wh, u32 shift,
-                                          u32 mask) {
+                                          u32 mask, u32 rounds = N) {
     const u32 lane = lane_id();
     const u32 lt = (1u << lane) - 1;
 #pragma unroll
     for (int j = 0; j < N; j++) {
+        if ((u32)j >= rounds) break;
         u32 d = (u32)(k[j] >> shift) & mask;
         u32 peers = warp_peers<BITS>(d);
         u32 leader = 31 - __clz(peers);
@@ -307,3 +317,28 @@ typedef v16 value_t;
 #error "VALUE_BYTES must be 0, 1, 2, 4, 8 or 16"
 #endif
 #endif
+
+// 16-bit counters, two to a 32-bit shared word, with wraps booked exactly in 32-bit global
+// counters (the u16 histogram and the hybrid sort's bucket histogram): adds `k` samples of
+// relative bin `b` to the shared words `s`, and +-65536 to `hist[b]` (or `hist[b + 1]`) for
+// every multiple of 65536 a 16-bit counter crosses. Adding to the low half carries into the
+// high half: the thread whose add wrapped the low counter takes the carry back, booking any
+// crossing that the carry or its correction caused in the high counter (32-bit arithmetic that
+// wraps; the final counts are exact while a launch counts fewer than 2^32 samples).
+#define COUNT16_WRAP 0x10000u
+__device__ __forceinline__ void count16(u32 *s, u32 *hist, u32 b, u32 k) {
+    u32 *word = &s[b >> 1];
+    if (b & 1) {
+        u32 old = atomicAdd(word, k << 16);
+        if ((old >> 16) + k >= COUNT16_WRAP) atomicAdd(&hist[b], COUNT16_WRAP);
+    } else {
+        u32 old = atomicAdd(word, k);
+        if ((old & 0xffffu) + k >= COUNT16_WRAP) {
+            // The low counter wrapped and carried one into the high counter (bin b + 1).
+            atomicAdd(&hist[b], COUNT16_WRAP);
+            if ((old >> 16) == 0xffffu) atomicAdd(&hist[b + 1], COUNT16_WRAP);  // carry wrapped it
+            u32 fixed = atomicSub(word, COUNT16_WRAP);                        // take the carry back
+            if ((fixed >> 16) == 0) atomicSub(&hist[b + 1], COUNT16_WRAP);    // that wrapped it down
+        }
+    }
+}

@@ -26,26 +26,7 @@
 #endif
 static_assert(VECS >= 1 && VECS <= 8, "1 to 8 vectors per step");
 
-#define HALF 0x10000u
-
-// Counts `k` samples of relative bin `b` into the 16-bit counters `s`, booking wraps in the
-// 32-bit global counters `hist` (indexed by relative bin; the host offsets the pointer).
-__device__ __forceinline__ void count16(u32 *s, u32 *hist, u32 b, u32 k) {
-    u32 *word = &s[b >> 1];
-    if (b & 1) {
-        u32 old = atomicAdd(word, k << 16);
-        if ((old >> 16) + k >= HALF) atomicAdd(&hist[b], HALF);
-    } else {
-        u32 old = atomicAdd(word, k);
-        if ((old & 0xffffu) + k >= HALF) {
-            // The low counter wrapped and carried one into the high counter (bin b + 1).
-            atomicAdd(&hist[b], HALF);
-            if ((old >> 16) == 0xffffu) atomicAdd(&hist[b + 1], HALF);  // the carry wrapped it
-            u32 fixed = atomicSub(word, HALF);                            // take the carry back
-            if ((fixed >> 16) == 0) atomicSub(&hist[b + 1], HALF);        // that wrapped it down
-        }
-    }
-}
+// count16 (common.cuh) books the 16-bit counters' wraps.
 
 // Counts the 8 samples of `v` (in order) as runs of equal values, those in range only.
 __device__ __forceinline__ void count_vec(u32 *s, u32 *hist, uint4 v, u32 bin_lo, u32 bins_here) {

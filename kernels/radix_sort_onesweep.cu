@@ -195,20 +195,25 @@ extern "C" __global__ void __launch_bounds__(THREADS) onesweep_scan_histogram(u3
 }
 
 // Zeroes the digit counts and tile counters (`meta`, `meta_words` words) and the first pass's
-// status words (`status_words` 32-bit words) before a sort: one launch in place of two memsets,
-// and the chained histogram after it counts while it runs.
+// status words (`status_words` 32-bit words; `status2_words` more at `status2`, where a later
+// pass needs words that no pass before it clears) before a sort: one launch in place of several
+// memsets, and the chained histogram after it counts while it runs.
 extern "C" __global__ void __launch_bounds__(256) onesweep_clear(u32 *__restrict__ meta,
                                                                  u32 meta_words,
                                                                  u32 *__restrict__ status,
-                                                                 u64 status_words) {
+                                                                 u64 status_words,
+                                                                 u32 *__restrict__ status2,
+                                                                 u64 status2_words) {
     launch_dependents();
     const u64 stride = (u64)gridDim.x * blockDim.x;
     const u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
-    // The status buffer is a whole allocation (256-byte aligned): 16-byte stores, then the tail.
+    // The status ranges start 16-byte aligned (a whole allocation, or whole tiles into one):
+    // 16-byte stores, then the tail.
     uint4 *v = (uint4 *)status;
     const u64 nv = status_words / 4;
     for (u64 i = t; i < nv; i += stride) v[i] = make_uint4(0, 0, 0, 0);
     for (u64 i = nv * 4 + t; i < status_words; i += stride) status[i] = 0;
+    for (u64 i = t; i < status2_words; i += stride) status2[i] = 0;
     for (u64 i = t; i < meta_words; i += stride) meta[i] = 0;
 }
 
@@ -320,20 +325,21 @@ __device__ __forceinline__ void stage_values(TileStorage &st, const value_t (&v)
 //      latency), then look back for the exclusive prefix of each digit over earlier tiles,
 //      LOOKBACK tiles per step, and publish INCLUSIVE;
 //   5. scatter: consecutive threads write consecutive slots of a digit's run.
-// `offsets` holds the exclusive scan of the pass's global digit counts.
+// `offsets` holds the exclusive scan of the pass's global digit counts. The tile is the
+// `valid` keys from `base`; its status words are those of tile number `tile`, and `seg_first`
+// says that no earlier tile adds to its digits' prefixes (tile 0 of a plain pass, the first
+// tile of a bucket in the hybrid sort's segmented pass).
 template <bool COHERENT>
-__device__ __forceinline__ void onesweep_tile(TileStorage &st, const u32 tile,
+__device__ __forceinline__ void onesweep_tile(TileStorage &st, const u32 tile, const u64 base,
+                                              const u32 valid, const bool seg_first,
                                               const key_t *keys_in, key_t *keys_out,
                                               const value_t *vals_in, value_t *vals_out,
-                                              status_t *status, const u32 *offsets, u64 n,
-                                              u32 shift, u32 bits, u32 desc, u32 first, u32 last,
-                                              u32 iota) {
+                                              status_t *status, const u32 *offsets, u32 shift,
+                                              u32 bits, u32 desc, u32 first, u32 last, u32 iota) {
     const u32 tid = threadIdx.x;
     const u32 lane = lane_id();
     const u32 warp = warp_id();
     const u32 mask = (1u << bits) - 1;
-    const u64 base = (u64)tile * TILE;
-    const u32 valid = (u32)min((u64)TILE, n - base);
     const bool full = valid == TILE;
 
     for (u32 i = lane; i < RADIX; i += WARP_THREADS) st.warp_hist[warp][i] = 0;
@@ -374,7 +380,7 @@ __device__ __forceinline__ void onesweep_tile(TileStorage &st, const u32 tile,
             // The padding is all ones: it is counted under the largest digit.
             u32 real = tid == mask ? count - (TILE - valid) : count;
             store_status(&status[(u64)tile * RADIX + tid],
-                         (tile == 0 ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | (status_t)real);
+                         (seg_first ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | (status_t)real);
         }
     }
     u32 total;
@@ -402,7 +408,7 @@ __device__ __forceinline__ void onesweep_tile(TileStorage &st, const u32 tile,
     if (tid <= mask) {
         u32 real = tid == mask ? count - (TILE - valid) : count;
         status_t excl = 0;
-        if (tile > 0) {
+        if (!seg_first) {
             int t = (int)tile - 1;  // tiles number far below 2^31
             for (;;) {
                 status_t w[LOOKBACK];
@@ -521,8 +527,10 @@ onesweep_pass(const key_t *__restrict__ keys_in, key_t *__restrict__ keys_out,
     const u32 tile = st.tile;
     // Clear this tile's status words for the next pass (that pass runs after this kernel).
     for (u32 d = threadIdx.x; d < RADIX; d += THREADS) status_next[(u64)tile * RADIX + d] = 0;
-    onesweep_tile<false>(st, tile, keys_in, keys_out, vals_in, vals_out, status, digit_offsets, n,
-                         shift, bits, desc, first, last, iota);
+    const u64 base = (u64)tile * TILE;
+    onesweep_tile<false>(st, tile, base, (u32)min((u64)TILE, n - base), tile == 0, keys_in,
+                         keys_out, vals_in, vals_out, status, digit_offsets, shift, bits, desc,
+                         first, last, iota);
 }
 
 // (Only where its tile fits the 48 KiB of static shared memory. The host builds it with 256
@@ -631,9 +639,9 @@ onesweep_fused(const key_t *keys_in, key_t *keys_out, const value_t *vals_in, va
         const bool direct = is_last && !(in_place && active == 1);
         key_t *dst_k = direct ? keys_out : (done % 2 ? tmp_keys1 : tmp_keys0);
         value_t *dst_v = direct ? vals_out : (done % 2 ? tmp_vals1 : tmp_vals0);
-        onesweep_tile<true>(st, tile, src_k, dst_k, src_v, dst_v, status + (u64)p * tiles * RADIX,
-                            st.offsets, n, shift, w, desc, p == first_active, is_last,
-                            iota && p == first_active);
+        onesweep_tile<true>(st, tile, base, valid, tile == 0, src_k, dst_k, src_v, dst_v,
+                            status + (u64)p * tiles * RADIX, st.offsets, shift, w, desc,
+                            p == first_active, is_last, iota && p == first_active);
         grid_barrier(barrier, generation);
         src_k = dst_k;
         src_v = dst_v;
@@ -670,3 +678,318 @@ onesweep_fused(const key_t *keys_in, key_t *keys_out, const value_t *vals_in, va
     }
 }
 #endif  // fused kernel: 32-bit status words, phase-0 histogram fits the warp counters
+
+// ---------------------------------------------------------------------------------------------
+// The hybrid sort (MSD first, then LSD inside small buckets), after Stehle & Jacobsen, "A
+// Memory Bandwidth-Efficient Hybrid Radix Sort on GPUs" (SIGMOD 2017). A plain LSD sort of
+// 32-bit keys reads and writes every key four times, in scattered runs; the hybrid does it
+// three times, and the last time in contiguous runs:
+//   1. `hybrid_histogram16`: the histogram of the keys' top 16 bits (65536 buckets), one read;
+//   2. `hybrid_scan16`: their exclusive scan (every bucket's place in the output), the top 8
+//      bits' offsets, the segmented pass's tiles per top-8 bucket, and the largest chunk;
+//   3. a onesweep pass on the top 8 bits (`onesweep_pass`, offsets from step 2);
+//   4. `onesweep_pass_segmented`: a onesweep pass on the next 8 bits inside each top-8 bucket
+//      (tiles never straddle two buckets; each bucket's first tile starts its look-back chain);
+//   5. `hybrid_local_sort`: one block per chunk of 2^chunk_log2 consecutive 16-bit buckets loads
+//      it into shared memory, sorts it by its low bits (LSD passes in shared memory) and writes
+//      it out in one contiguous run.
+// The host takes it only where every chunk fits a block (it reads the largest chunk after
+// step 2) and otherwise runs the LSD sort.
+#if defined(HYBRID_LOCAL_ITEMS) && KEY_BITS >= 32 && KEY_BITS <= 64
+#ifndef HYBRID_LOCAL_THREADS
+#error "HYBRID_LOCAL_THREADS must be defined with HYBRID_LOCAL_ITEMS"
+#endif
+#define HYBRID_BUCKETS 65536u
+#define HYBRID_HIST_THREADS 1024
+// Word offsets in the hybrid's meta buffer (u32 words): the bucket counts (left zeroed by the
+// scan for the next sort), their exclusive scan, the top-8 offsets, the segmented pass's first
+// tile per top-8 bucket (257 words: the last is the tile count), the largest chunk, and the two
+// passes' tile counters.
+#define HYB_COUNTS 0u
+#define HYB_OFFSETS 65536u
+#define HYB_TOP8 131072u
+#define HYB_TILE_START 131328u
+#define HYB_MAX_CHUNK 131585u
+#define HYB_COUNTERS 131586u
+#define HYB_WORDS 131588u
+
+__device__ __forceinline__ u32 top16(key_t x) { return (u32)(x >> (KEY_BITS - 16)); }
+
+// Counts one key's bucket (radix image taken with `desc`).
+__device__ __forceinline__ void hybrid_count_key(u32 *s, u32 *counts, key_t k, u32 desc) {
+    count16(s, counts, top16(key_in(k, desc)), 1);
+}
+
+extern "C" __global__ void __launch_bounds__(HYBRID_HIST_THREADS, 1)
+hybrid_histogram16(const key_t *__restrict__ keys, u64 n, u32 *__restrict__ meta, u32 desc) {
+    // Chained: the keys are the sort's input and the counts were left zeroed by the previous
+    // sort's scan, so nothing here waits; the wait before the merge keeps the chain's order.
+    launch_dependents();
+    extern __shared__ u32 s_words16[];
+    u32 *counts = meta + HYB_COUNTS;
+    for (u32 i = threadIdx.x; i < HYBRID_BUCKETS / 2; i += HYBRID_HIST_THREADS) s_words16[i] = 0;
+    __syncthreads();
+    const u64 addr = (u64)keys;
+    const u64 head = min(n, (u64)(((16 - addr % 16) % 16) / sizeof(key_t)));
+    const uint4 *vec = (const uint4 *)(keys + head);
+    const u32 per = 16 / sizeof(key_t);
+    const u64 nvec = (n - head) / per;
+    const u64 stride = (u64)gridDim.x * HYBRID_HIST_THREADS;
+    u64 i = (u64)blockIdx.x * HYBRID_HIST_THREADS + threadIdx.x;
+    for (; i + stride < nvec; i += 2 * stride) {
+        uint4 a = __ldcs(vec + i), b = __ldcs(vec + i + stride);
+        const key_t *ka = (const key_t *)&a, *kb = (const key_t *)&b;
+#pragma unroll
+        for (u32 j = 0; j < 16 / sizeof(key_t); j++) hybrid_count_key(s_words16, counts, ka[j], desc);
+#pragma unroll
+        for (u32 j = 0; j < 16 / sizeof(key_t); j++) hybrid_count_key(s_words16, counts, kb[j], desc);
+    }
+    for (; i < nvec; i += stride) {
+        uint4 a = __ldcs(vec + i);
+        const key_t *ka = (const key_t *)&a;
+#pragma unroll
+        for (u32 j = 0; j < 16 / sizeof(key_t); j++) hybrid_count_key(s_words16, counts, ka[j], desc);
+    }
+    if (blockIdx.x == 0) {
+        const u64 tail = head + nvec * per;
+        for (u64 t = threadIdx.x; t < head + (n - tail); t += HYBRID_HIST_THREADS)
+            hybrid_count_key(s_words16, counts, keys[t < head ? t : tail + (t - head)], desc);
+    }
+    __syncthreads();
+    grid_dependency_wait();
+    for (u32 w = threadIdx.x; w < HYBRID_BUCKETS / 2; w += HYBRID_HIST_THREADS) {
+        const u32 x = s_words16[w];
+        if (x & 0xffffu) atomicAdd(&counts[2 * w], x & 0xffffu);
+        if (x >> 16) atomicAdd(&counts[2 * w + 1], x >> 16);
+    }
+}
+
+// One block of 1024 threads, 64 buckets each. `tile` is the segmented pass's tile; chunks are
+// 2^chunk_log2 consecutive buckets.
+#define HYB_SCAN_THREADS 1024
+#define HYB_SCAN_PER (HYBRID_BUCKETS / HYB_SCAN_THREADS)
+extern "C" __global__ void __launch_bounds__(HYB_SCAN_THREADS, 1)
+hybrid_scan16(u32 *__restrict__ meta, u64 n, u32 tile, u32 chunk_log2) {
+    launch_dependents();
+    grid_dependency_wait();
+    __shared__ u32 s_ws[HYB_SCAN_THREADS / WARP_THREADS];
+    __shared__ u32 s_max;
+    u32 *counts = meta + HYB_COUNTS;
+    u32 *offsets = meta + HYB_OFFSETS;
+    const u32 t = threadIdx.x;
+    u32 c[HYB_SCAN_PER];
+    u32 sum = 0;
+    const uint4 *cv = (const uint4 *)(counts + t * HYB_SCAN_PER);
+#pragma unroll
+    for (u32 j = 0; j < HYB_SCAN_PER / 4; j++) {
+        uint4 v = __ldcg(cv + j);
+        c[4 * j] = v.x;
+        c[4 * j + 1] = v.y;
+        c[4 * j + 2] = v.z;
+        c[4 * j + 3] = v.w;
+    }
+#pragma unroll
+    for (u32 j = 0; j < HYB_SCAN_PER; j++) sum += c[j];
+    u32 total;
+    u32 run = block_exclusive_scan_warps<HYB_SCAN_THREADS / WARP_THREADS>(sum, s_ws, total);
+    uint4 *ov = (uint4 *)(offsets + t * HYB_SCAN_PER);
+    uint4 *zv = (uint4 *)(counts + t * HYB_SCAN_PER);
+#pragma unroll
+    for (u32 j = 0; j < HYB_SCAN_PER / 4; j++) {
+        uint4 o;
+        o.x = run;
+        run += c[4 * j];
+        o.y = run;
+        run += c[4 * j + 1];
+        o.z = run;
+        run += c[4 * j + 2];
+        o.w = run;
+        run += c[4 * j + 3];
+        ov[j] = o;
+        zv[j] = make_uint4(0, 0, 0, 0);  // the counts are left zeroed for the next sort
+    }
+    // The largest chunk of 2^chunk_log2 buckets: within a thread's 64 buckets from its counts,
+    // across threads from their sums (in shared memory).
+    const u32 K = 1u << chunk_log2;
+    u32 most = 0;
+    if (K <= HYB_SCAN_PER) {
+        u32 acc = 0;
+#pragma unroll
+        for (u32 j = 0; j < HYB_SCAN_PER; j++) {
+            acc += c[j];
+            if (((j + 1) & (K - 1)) == 0) {
+                most = max(most, acc);
+                acc = 0;
+            }
+        }
+    }
+    __shared__ u32 s_sums[HYB_SCAN_THREADS];
+    s_sums[t] = sum;
+    if (t == 0) s_max = 0;
+    __syncthreads();  // the offsets and the sums are visible to the whole block
+    if (K > HYB_SCAN_PER) {
+        const u32 span = K / HYB_SCAN_PER;  // threads per chunk
+        if (t < HYBRID_BUCKETS / K) {
+            u32 acc = 0;
+            for (u32 i = 0; i < span; i++) acc += s_sums[t * span + i];
+            most = acc;
+        }
+    }
+    atomicMax(&s_max, most);
+    // Top-8 buckets: offsets, and the segmented pass's tiles per bucket.
+    u32 tiles_b = 0;
+    if (t < 256) {
+        const u32 lo = offsets[t << 8];
+        const u64 hi = t < 255 ? offsets[(t + 1) << 8] : n;
+        meta[HYB_TOP8 + t] = lo;
+        tiles_b = (u32)((hi - lo + tile - 1) / tile);
+    }
+    u32 all_tiles;
+    const u32 first_tile =
+        block_exclusive_scan_warps<HYB_SCAN_THREADS / WARP_THREADS>(tiles_b, s_ws, all_tiles);
+    if (t < 256) meta[HYB_TILE_START + t] = first_tile;
+    if (t == 0) meta[HYB_TILE_START + 256] = all_tiles;
+    __syncthreads();
+    if (t == 0) meta[HYB_MAX_CHUNK] = s_max;
+}
+
+// The segmented pass: tiles numbered by ticket over the top-8 buckets in order (bucket b has
+// tiles [tile_start[b], tile_start[b + 1])), each tile within one bucket, sorted by the digit
+// at `shift` into the bucket's place for that digit (the 16-bit offsets).
+extern "C" __global__ void __launch_bounds__(THREADS, PASS_MIN_BLOCKS)
+onesweep_pass_segmented(const key_t *__restrict__ keys_in, key_t *__restrict__ keys_out,
+                        const value_t *__restrict__ vals_in, value_t *__restrict__ vals_out,
+                        status_t *__restrict__ status, const u32 *__restrict__ meta,
+                        u32 *__restrict__ tile_counter, u64 n, u32 shift) {
+    extern __shared__ __align__(16) unsigned char s_pass[];
+    TileStorage &st = *reinterpret_cast<TileStorage *>(s_pass);
+    launch_dependents();
+    grid_dependency_wait();
+    if (threadIdx.x == 0) st.tile = atomicAdd(tile_counter, 1u);
+    __syncthreads();
+    const u32 tile = st.tile;
+    const u32 *tile_start = meta + HYB_TILE_START;
+    // The bucket whose tiles hold this one: thread b checks bucket b (one round of loads; a
+    // binary search's chain of eight dependent loads cost ~30% of the pass). Empty buckets
+    // match no tile. `out_base` is free until the tile's look-back.
+    if (threadIdx.x < 256) {
+        const u32 lo = tile_start[threadIdx.x], hi = tile_start[threadIdx.x + 1];
+        if (lo <= tile && tile < hi) st.out_base[0] = threadIdx.x;
+    }
+    if (tile >= tile_start[256]) return;  // the grid is an upper bound of the tiles
+    __syncthreads();
+    const u32 b = st.out_base[0];
+    const u32 local = tile - tile_start[b];
+    const u64 seg_lo = meta[HYB_TOP8 + b];
+    const u64 seg_hi = b < 255 ? meta[HYB_TOP8 + b + 1] : n;
+    const u64 base = seg_lo + (u64)local * TILE;
+    onesweep_tile<false>(st, tile, base, (u32)min((u64)TILE, seg_hi - base), local == 0, keys_in,
+                         keys_out, vals_in, vals_out, status, meta + HYB_OFFSETS + (b << 8),
+                         shift, RADIX_BITS, 0, 0, 0, 0);
+}
+
+// The in-bucket sort: block c sorts the keys of buckets [c << chunk_log2, (c + 1) << chunk_log2)
+// (at most HYBRID_LOCAL_CAP) by their low `sort_bits` bits, which with the chunk's buckets
+// already in place is their full order, and writes them out with the output transform.
+#define HYBRID_LOCAL_WARPS (HYBRID_LOCAL_THREADS / WARP_THREADS)
+#define HYBRID_LOCAL_WARP_ITEMS (WARP_THREADS * HYBRID_LOCAL_ITEMS)
+#define HYBRID_LOCAL_CAP (HYBRID_LOCAL_THREADS * HYBRID_LOCAL_ITEMS)
+static_assert(HYBRID_LOCAL_THREADS >= RADIX, "one thread per digit");
+struct LocalStorage {
+    key_t keys[HYBRID_LOCAL_CAP];
+#if HAS_VALUES
+    value_t vals[HYBRID_LOCAL_CAP];
+#endif
+    u32 warp_hist[HYBRID_LOCAL_WARPS][RADIX];
+    u32 ws[HYBRID_LOCAL_WARPS];
+};
+
+#ifndef HYBRID_LOCAL_SMEM_BYTES
+#error "HYBRID_LOCAL_SMEM_BYTES (the in-bucket sort's dynamic shared memory) must be defined"
+#endif
+static_assert(sizeof(LocalStorage) <= HYBRID_LOCAL_SMEM_BYTES, "HYBRID_LOCAL_SMEM_BYTES is too small");
+extern "C" __global__ void __launch_bounds__(HYBRID_LOCAL_THREADS, HYBRID_LOCAL_MIN_BLOCKS)
+hybrid_local_sort(const key_t *__restrict__ keys_in, key_t *__restrict__ keys_out,
+                  const value_t *__restrict__ vals_in, value_t *__restrict__ vals_out,
+                  const u32 *__restrict__ meta, u64 n, u32 chunk_log2, u32 sort_bits, u32 desc) {
+    extern __shared__ __align__(16) unsigned char s_local[];
+    LocalStorage &st = *reinterpret_cast<LocalStorage *>(s_local);
+    launch_dependents();
+    grid_dependency_wait();
+    const u32 tid = threadIdx.x, lane = lane_id(), warp = warp_id();
+    const u32 b0 = blockIdx.x << chunk_log2, b1 = (blockIdx.x + 1) << chunk_log2;
+    const u64 start = meta[HYB_OFFSETS + b0];
+    const u64 end = b1 < HYBRID_BUCKETS ? meta[HYB_OFFSETS + b1] : n;
+    const u32 valid = (u32)(end - start);  // <= HYBRID_LOCAL_CAP: checked by the host
+    if (valid == 0) return;
+    // Warp w owns positions [w * WARP_ITEMS, (w + 1) * WARP_ITEMS), striped by lane; only its
+    // rounds that hold keys take part (the padding, all ones, fills the last one's tail and
+    // ranks after every key).
+    const u32 own = warp * HYBRID_LOCAL_WARP_ITEMS;
+    const u32 rounds =
+        valid > own ? min((u32)HYBRID_LOCAL_ITEMS, (valid - own + WARP_THREADS - 1) / WARP_THREADS)
+                    : 0;
+    key_t k[HYBRID_LOCAL_ITEMS];
+#if HAS_VALUES
+    value_t v[HYBRID_LOCAL_ITEMS];
+#endif
+#pragma unroll
+    for (u32 j = 0; j < HYBRID_LOCAL_ITEMS; j++) {
+        const u32 p = own + j * WARP_THREADS + lane;
+        if (j < rounds) {
+            k[j] = p < valid ? keys_in[start + p] : KEY_ALL_ONES;
+#if HAS_VALUES
+            if (p < valid) v[j] = vals_in[start + p];
+#endif
+        }
+    }
+    const u32 passes = (sort_bits + RADIX_BITS - 1) / RADIX_BITS;
+    for (u32 pass = 0; pass < passes; pass++) {
+        const u32 shift = pass * RADIX_BITS;
+        const u32 mask = (1u << min((u32)RADIX_BITS, sort_bits - shift)) - 1;
+        for (u32 i = lane; i < RADIX; i += WARP_THREADS) st.warp_hist[warp][i] = 0;
+        __syncwarp();
+#pragma unroll
+        for (u32 j = 0; j < HYBRID_LOCAL_ITEMS; j++)
+            if (j < rounds) atomicAdd(&st.warp_hist[warp][digit_of(k[j], shift, mask)], 1u);
+        __syncthreads();  // (also: every read of the previous pass's staging is done)
+        u32 count = 0;
+        if (tid < RADIX) count = digit_total<HYBRID_LOCAL_WARPS>(&st.warp_hist[0][0], RADIX, tid);
+        u32 total;
+        const u32 first = block_exclusive_scan_warps<HYBRID_LOCAL_WARPS>(count, st.ws, total);
+        if (tid < RADIX) warp_starts<HYBRID_LOCAL_WARPS>(&st.warp_hist[0][0], RADIX, tid, first);
+        __syncthreads();
+        u32 pos[HYBRID_LOCAL_ITEMS];
+        warp_rank<RADIX_BITS>(k, pos, st.warp_hist[warp], shift, mask, rounds);
+#pragma unroll
+        for (u32 j = 0; j < HYBRID_LOCAL_ITEMS; j++) {
+            if (j < rounds) {
+                st.keys[pos[j]] = k[j];
+#if HAS_VALUES
+                st.vals[pos[j]] = v[j];
+#endif
+            }
+        }
+        __syncthreads();
+        if (pass + 1 < passes) {
+#pragma unroll
+            for (u32 j = 0; j < HYBRID_LOCAL_ITEMS; j++) {
+                const u32 p = own + j * WARP_THREADS + lane;
+                if (j < rounds) {
+                    k[j] = st.keys[p];
+#if HAS_VALUES
+                    v[j] = st.vals[p];
+#endif
+                }
+            }
+        }
+    }
+    // Out in one contiguous run, keys through the output transform.
+    for (u32 p = tid; p < valid; p += HYBRID_LOCAL_THREADS) {
+        keys_out[start + p] = key_out(st.keys[p], desc);
+#if HAS_VALUES
+        vals_out[start + p] = st.vals[p];
+#endif
+    }
+}
+#endif  // hybrid sort

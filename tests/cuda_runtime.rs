@@ -1326,3 +1326,159 @@ fn byte_histogram_in_one_launch() {
         );
     }
 }
+
+/// The hybrid sort (MSD on the top 16 bits, then in-bucket sorts), for each key width where
+/// it is on (`hybrid_min`), just past its shortest input: uniform keys take it in both orders,
+/// as pairs with 4-, 8- and 16-byte payloads (stability through the payloads, also with many
+/// equal keys per bucket), argsort, in place on the device, for signed and float keys of the
+/// width, and sorted keys. Skewed keys (reduced entropy, few distinct, all equal) send it to
+/// the LSD sort. Every result against the reference; the backend's counters say which path ran.
+#[test]
+fn hybrid_sort_takes_uniform_keys_and_falls_back_on_skew() {
+    let Some(e) = gpu() else { return };
+    // This test's own backend takes the hybrid path from 2^22 keys of both widths (the
+    // defaults are higher, or off), so that the cases stay quick.
+    let g = e.cuda().unwrap();
+    let n = size((1 << 22) + 3);
+    g.set_hybrid_min(4, Some(n - 3));
+    g.set_hybrid_min(8, Some(n - 3));
+    hybrid_cases::<u32, i32, f32>(&e, n);
+    hybrid_cases::<u64, i64, f64>(&e, n);
+}
+
+fn hybrid_cases<U, S, F>(e: &Engine, n: usize)
+where
+    U: RadixKey + std::ops::BitAnd<Output = U> + std::ops::Shl<u32, Output = U> + Copy,
+    S: RadixKey,
+    F: RadixKey,
+    U::Bits: TryFrom<u64>,
+    S::Bits: TryFrom<u64>,
+    F::Bits: TryFrom<u64>,
+{
+    let g = e.cuda().unwrap();
+    let os = SortOptions::new().algorithm(SortAlgorithm::Onesweep);
+    let what = U::DTYPE;
+    let delta = |before: (u64, u64)| {
+        let now = g.hybrid_runs();
+        (now.0 - before.0, now.1 - before.1)
+    };
+    fn pairs<K: RadixKey, V: histosort::Value + PartialEq + std::fmt::Debug>(
+        e: &Engine,
+        input: &[K],
+        vals: &[V],
+        o: &SortOptions,
+        what: &str,
+    ) {
+        let mut k = input.to_vec();
+        let mut v = vals.to_vec();
+        e.sort_pairs(&mut k, &mut v, o).unwrap();
+        let (rk, rv) = reference::sort_pairs(input, vals, o);
+        same_bits(&k, &rk, &format!("{what} keys {o:?}"));
+        if let Some(i) = (0..v.len()).find(|&i| v[i] != rv[i]) {
+            panic!(
+                "{what} {o:?}: payload {i}: got {:?}, expected {:?}",
+                v[i], rv[i]
+            );
+        }
+    }
+    let input: Vec<U> = keys(n, 31);
+    let idx: Vec<u32> = (0..n as u32).collect();
+    let wide: Vec<u64> = (0..n as u64)
+        .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+        .collect();
+    let sixteen: Vec<[u64; 2]> = (0..n as u64).map(|i| [i, !i]).collect();
+    for o in [os.clone(), os.clone().descending()] {
+        let b = g.hybrid_runs();
+        sorts_like_reference(e, &input, &o, &format!("hybrid {what}"));
+        pairs(e, &input, &idx, &o, &format!("hybrid {what}/u32"));
+        pairs(e, &input, &wide, &o, &format!("hybrid {what}/u64"));
+        pairs(e, &input, &sixteen, &o, &format!("hybrid {what}/16 bytes"));
+        let p: Vec<u32> = e.argsort_as(&input, &o).unwrap();
+        assert_eq!(
+            p,
+            reference::argsort::<U, u32>(&input, &o),
+            "hybrid argsort {what}"
+        );
+        let p: Vec<u64> = e.argsort_as(&input, &o).unwrap();
+        assert_eq!(
+            p,
+            reference::argsort::<U, u64>(&input, &o),
+            "hybrid argsort {what}"
+        );
+        // (Payloads of 16 bytes may find a chunk too large for their smaller blocks.)
+        let (took, fell) = delta(b);
+        assert!(
+            took >= 5 && took + fell == 6,
+            "{what} uniform keys {o:?}: {took} hybrid, {fell} LSD"
+        );
+    }
+    // Many equal keys inside uniform buckets: all but the top 20 bits cleared, payload = index.
+    let ones = U::from_radix(<U::Bits as histosort::RadixBits>::from_u128(u128::MAX));
+    let top20 = ones << (U::DTYPE.size() as u32 * 8 - 20);
+    let coarse: Vec<U> = input.iter().map(|&k| k & top20).collect();
+    let b = g.hybrid_runs();
+    pairs(
+        e,
+        &coarse,
+        &idx,
+        &os,
+        &format!("hybrid {what} equal low bits"),
+    );
+    assert_eq!(
+        delta(b),
+        (1, 0),
+        "{what} keys with equal low bits take the hybrid path"
+    );
+    let b = g.hybrid_runs();
+    sorts_like_reference(e, &keys::<S>(n, 32), &os, "hybrid signed");
+    sorts_like_reference(
+        e,
+        &keys::<F>(n, 33),
+        &os.clone().descending(),
+        "hybrid float",
+    );
+    let mut sorted = input.clone();
+    sorted.sort_unstable_by_key(|k| k.to_radix());
+    sorts_like_reference(e, &sorted, &os, "hybrid sorted");
+    let mut d = DeviceBuffer::upload(g, &input).unwrap();
+    g.sort_device_in_place(&mut d, &os).unwrap();
+    same_bits(
+        &d.download(g).unwrap(),
+        &reference::sort_keys(&input, &os),
+        "hybrid in place",
+    );
+    assert_eq!(
+        delta(b),
+        (4, 0),
+        "{what}: signed, float, sorted and in-place sorts take the hybrid path"
+    );
+    // Skewed keys: a chunk of buckets holds too many keys, the LSD sort runs.
+    let (a, b2, c) = (keys::<U>(n, 34), keys::<U>(n, 35), keys::<U>(n, 36));
+    let and3: Vec<U> = (0..n).map(|i| a[i] & b2[i] & c[i]).collect();
+    let few: Vec<U> = (0..n).map(|i| input[i % 8]).collect();
+    let equal: Vec<U> = vec![input[0]; n];
+    let b = g.hybrid_runs();
+    for (v, name) in [
+        (&and3, "AND of 3"),
+        (&few, "8 distinct"),
+        (&equal, "all equal"),
+    ] {
+        pairs(e, v, &idx, &os, &format!("{what} {name}"));
+        pairs(
+            e,
+            v,
+            &idx,
+            &os.clone().descending(),
+            &format!("{what} {name}"),
+        );
+    }
+    assert_eq!(
+        delta(b),
+        (0, 6),
+        "{what}: skewed keys fall back to the LSD sort"
+    );
+    // The same plan serves a hybrid sort after fallbacks.
+    let b = g.hybrid_runs();
+    sorts_like_reference(e, &input, &os, "hybrid after fallbacks");
+    assert_eq!(delta(b), (1, 0));
+}

@@ -106,6 +106,12 @@ pub struct CudaBackend {
     /// sm_90 or later device with kernels compiled for it, unless turned off
     /// ([`crate::tuning::cuda::chained_launches`]).
     chained: bool,
+    /// Sorts that took the hybrid path, and those whose bucket counts sent them to the LSD
+    /// sort instead (tests check which path ran).
+    hybrid_runs: [std::sync::atomic::AtomicU64; 2],
+    /// The shortest input of the hybrid sort for 32- and 64-bit keys (0: off), from
+    /// [`crate::tuning::cuda::hybrid_min`]; tests lower it on their own backend.
+    hybrid_min: [std::sync::atomic::AtomicUsize; 2],
 }
 
 impl CudaBackend {
@@ -191,7 +197,43 @@ impl CudaBackend {
             op_lock: Mutex::new(()),
             plans: Mutex::new(Vec::new()),
             chained,
+            hybrid_runs: Default::default(),
+            hybrid_min: [4, 8].map(|kb| {
+                std::sync::atomic::AtomicUsize::new(
+                    crate::tuning::cuda::hybrid_min(kb).unwrap_or(0),
+                )
+            }),
         })
+    }
+
+    /// Sets the shortest input of the hybrid sort for keys of `key_bytes` bytes (4 or 8;
+    /// `None`: off) for the plans this backend makes from now on. For tests, which run it at
+    /// sizes below the default.
+    #[doc(hidden)]
+    pub fn set_hybrid_min(&self, key_bytes: u32, min: Option<usize>) {
+        let i = (key_bytes == 8) as usize;
+        self.hybrid_min[i].store(min.unwrap_or(0), std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The hybrid sort's shortest input for keys of `key_bytes` bytes, `None` where it is off.
+    pub(crate) fn hybrid_min_for(&self, key_bytes: u32) -> Option<usize> {
+        if !matches!(key_bytes, 4 | 8) {
+            return None;
+        }
+        let m =
+            self.hybrid_min[(key_bytes == 8) as usize].load(std::sync::atomic::Ordering::Relaxed);
+        (m > 0).then_some(m)
+    }
+
+    /// How many sorts so far took the hybrid path, and how many found a chunk of buckets too
+    /// large for it and ran the LSD sort. For tests.
+    #[doc(hidden)]
+    pub fn hybrid_runs(&self) -> (u64, u64) {
+        use std::sync::atomic::Ordering::Relaxed;
+        (
+            self.hybrid_runs[0].load(Relaxed),
+            self.hybrid_runs[1].load(Relaxed),
+        )
     }
 
     pub fn info(&self) -> &DeviceInfo {

@@ -15,11 +15,12 @@ use crate::error::{Error, Result};
 use crate::key::{DType, RadixBits, RadixKey, SortIndex, Value};
 use crate::options::SortOptions;
 use crate::tuning::cuda::{
-    cluster_sort_limit, cluster_sort_shape, cluster_sort_threads, onesweep_default_shape,
-    onesweep_fused_items, onesweep_items, onesweep_narrow_shape, onesweep_pass_shape,
-    onesweep_prefetch_ahead, onesweep_values_late, rank_sort_limit, rank_sort_max, ClusterShape,
-    OnesweepShape, CLUSTER_SORT_BLOCKS, CLUSTER_SORT_ITEMS, CLUSTER_SORT_THREADS,
-    ELEMENTWISE_THREADS, ONESWEEP_FUSED_ITEMS, ONESWEEP_FUSED_MAX, ONESWEEP_HIST_LANES_PASSES,
+    cluster_sort_limit, cluster_sort_shape, cluster_sort_threads, hybrid_local_items,
+    onesweep_default_shape, onesweep_fused_items, onesweep_items, onesweep_narrow_shape,
+    onesweep_pass_shape, onesweep_prefetch_ahead, onesweep_values_late, rank_sort_limit,
+    rank_sort_max, ClusterShape, OnesweepShape, CLUSTER_SORT_BLOCKS, CLUSTER_SORT_ITEMS,
+    CLUSTER_SORT_THREADS, ELEMENTWISE_THREADS, HYBRID_FILL_16THS, HYBRID_LOCAL_MIN_BLOCKS,
+    HYBRID_LOCAL_THREADS, ONESWEEP_FUSED_ITEMS, ONESWEEP_FUSED_MAX, ONESWEEP_HIST_LANES_PASSES,
     ONESWEEP_HIST_LANES_THREADS, ONESWEEP_LOOKBACK, ONESWEEP_RADIX_BITS, ONESWEEP_RANK_BALLOT,
     ONESWEEP_SKIP_MIN, ONESWEEP_THREADS, RANK_SORT_THREADS, SM90_SHARED_PER_BLOCK_OPTIN,
     THREE_PHASE_DIGIT_BITS, THREE_PHASE_DIGIT_WIDTHS, THREE_PHASE_ITEMS, THREE_PHASE_THREADS,
@@ -102,7 +103,42 @@ fn digit_is_shared(offsets: &[u32], n: u64) -> bool {
 /// The onesweep module with the pass kernel's default tile for the shape.
 fn onesweep_spec(key: DType, value_bytes: u32, status_bits: u32) -> Result<ModuleSpec> {
     let shape = onesweep_default_shape(key.size() as u32, value_bytes);
-    onesweep_spec_shape(key, value_bytes, status_bits, shape)
+    onesweep_spec_shape(key, value_bytes, status_bits, shape, true)
+}
+
+/// Word offsets in the hybrid sort's meta buffer (kernels/radix_sort_onesweep.cu, `HYB_*`).
+const HYB_TOP8: usize = 131_072;
+const HYB_TILE_START: usize = 131_328;
+const HYB_COUNTERS: usize = 131_586;
+const HYB_WORDS: usize = 131_588;
+/// Shared memory of the hybrid sort's bucket histogram (65536 16-bit counters).
+const HYB_HIST_SHARED: u32 = 65_536 * 2;
+const HYB_HIST_THREADS: u32 = 1024;
+const HYB_SCAN_THREADS: u32 = 1024;
+
+/// Whether the onesweep module of this key and status width holds the hybrid sort's kernels.
+fn has_hybrid(key: DType, status_bits: u32) -> bool {
+    matches!(key.size(), 4 | 8) && status_bits == 32
+}
+
+/// The hybrid sort's in-bucket kernel: keys per block and shared memory (its `LocalStorage`).
+fn hybrid_local_shape(key_bytes: u32, value_bytes: u32) -> (u32, u32) {
+    let cap = HYBRID_LOCAL_THREADS * hybrid_local_items(key_bytes, value_bytes);
+    let warps = HYBRID_LOCAL_THREADS / 32;
+    let bytes =
+        cap * (key_bytes + value_bytes) + warps * (1 << ONESWEEP_RADIX_BITS) * 4 + warps * 4;
+    (cap, bytes.next_multiple_of(16))
+}
+
+/// log2 of the buckets per in-bucket block for `n` keys and blocks of `cap` keys: the most
+/// (at most all 2^16) whose average chunk stays within [`HYBRID_FILL_16THS`] of `cap`.
+fn hybrid_chunk_log2(n: u64, cap: u32) -> u32 {
+    let target = cap as u64 * HYBRID_FILL_16THS / 16;
+    let mut log = 0;
+    while log < 16 && (n << (log + 1)) >> 16 <= target {
+        log += 1;
+    }
+    log
 }
 
 /// The onesweep module for the single-launch kernel's tile: `items` keys per thread of
@@ -118,18 +154,20 @@ fn onesweep_spec_items(
         items,
         ..onesweep_narrow_shape(key.size() as u32, value_bytes)
     };
-    onesweep_spec_shape(key, value_bytes, status_bits, shape)
+    onesweep_spec_shape(key, value_bytes, status_bits, shape, false)
 }
 
+/// `hybrid`: with the hybrid sort's kernels, where the key has them ([`has_hybrid`]).
 fn onesweep_spec_shape(
     key: DType,
     value_bytes: u32,
     status_bits: u32,
     shape: OnesweepShape,
+    hybrid: bool,
 ) -> Result<ModuleSpec> {
     let (bits, kind) = key_defines(key)?;
     let kb = key.size() as u32;
-    Ok(ModuleSpec::new(KernelFile::Onesweep)
+    let spec = ModuleSpec::new(KernelFile::Onesweep)
         .define("THREADS", shape.threads)
         .define("ITEMS", shape.items)
         .define("RADIX_BITS", ONESWEEP_RADIX_BITS)
@@ -147,7 +185,16 @@ fn onesweep_spec_shape(
         .define("VALUE_BYTES", value_bytes)
         .define("STATUS_BITS", status_bits)
         .define("LANES_THREADS", ONESWEEP_HIST_LANES_THREADS)
-        .define("LANES_PASSES", ONESWEEP_HIST_LANES_PASSES))
+        .define("LANES_PASSES", ONESWEEP_HIST_LANES_PASSES);
+    Ok(if has_hybrid(key, status_bits) && hybrid {
+        let (_, bytes) = hybrid_local_shape(kb, value_bytes);
+        spec.define("HYBRID_LOCAL_THREADS", HYBRID_LOCAL_THREADS)
+            .define("HYBRID_LOCAL_ITEMS", hybrid_local_items(kb, value_bytes))
+            .define("HYBRID_LOCAL_MIN_BLOCKS", HYBRID_LOCAL_MIN_BLOCKS)
+            .define("HYBRID_LOCAL_SMEM_BYTES", bytes)
+    } else {
+        spec
+    })
 }
 
 /// Every module the sorts can use, for `histosort compile-kernels`.
@@ -177,7 +224,7 @@ pub fn all_sort_specs() -> Vec<ModuleSpec> {
                 // The fallback of devices whose shared memory cannot hold the wide tile.
                 let narrow = onesweep_narrow_shape(d.size() as u32, vb);
                 if narrow != onesweep_default_shape(d.size() as u32, vb) {
-                    if let Ok(s) = onesweep_spec_shape(d, vb, sb, narrow) {
+                    if let Ok(s) = onesweep_spec_shape(d, vb, sb, narrow, true) {
                         v.push(s);
                     }
                 }
@@ -295,8 +342,25 @@ struct Onesweep {
     /// counter and generation, the counts, then every pass's status words; zeroed when the plan
     /// is made and left zeroed by every launch.
     meta: CudaSlice<u8>,
-    /// Look-back status words of two consecutive passes.
+    /// Look-back status words of two consecutive passes (with the hybrid sort, 256 tiles more:
+    /// its segmented pass has up to one partial tile per top-8 bucket).
     status: [CudaSlice<u8>; 2],
+    /// The hybrid sort, where it applies to this shape.
+    hybrid: Option<Hybrid>,
+}
+
+/// The hybrid sort's kernels and buffer (MSD on the top 16 bits, then in-bucket sorts).
+struct Hybrid {
+    histogram: CudaFunction,
+    scan: CudaFunction,
+    segmented: CudaFunction,
+    local: CudaFunction,
+    /// The in-bucket kernel's keys per block and shared memory.
+    cap: u32,
+    local_shared: u32,
+    /// `HYB_WORDS` u32: bucket counts (zeroed when made, left zeroed by every sort), offsets,
+    /// the segmented pass's tiles, the largest chunk, tile counters.
+    meta: CudaSlice<u8>,
 }
 
 enum Design {
@@ -503,13 +567,15 @@ impl CudaBackend {
             self.info.shared_per_block_optin,
             self.info.shared_per_sm,
         );
-        let spec = onesweep_spec_shape(key.key, key.value_bytes, status_bits, shape)?;
+        let spec = onesweep_spec_shape(key.key, key.value_bytes, status_bits, shape, true)?;
         let tile = shape.tile() as u64;
         let pass_shared = shape.shared_bytes(key.key.size() as u32, key.value_bytes);
         let tiles = (n as u64).div_ceil(tile).max(1);
         let passes = (key.end - key.begin).div_ceil(ONESWEEP_RADIX_BITS);
         let radix = 1usize << ONESWEEP_RADIX_BITS;
-        let status_bytes = tiles as usize * radix * (status_bits / 8) as usize;
+        let hybrid = self.make_hybrid(key, &spec, status_bits, pass_shared)?;
+        let status_tiles = tiles as usize + if hybrid.is_some() { 256 } else { 0 };
+        let status_bytes = status_tiles * radix * (status_bits / 8) as usize;
         let kb = key.key.size();
         let vb = key.value_bytes as usize;
         let two = |bytes: usize, what: &str| -> Result<[CudaSlice<u8>; 2]> {
@@ -580,6 +646,7 @@ impl CudaBackend {
             },
             meta: self.alloc::<u8>(meta_words * 4, "digit histograms")?,
             status: two(status_bytes, "look-back status")?,
+            hybrid,
         };
         if os.fused.is_some() {
             // The single-launch kernel needs its barrier, counts and status words zeroed; it
@@ -587,6 +654,207 @@ impl CudaBackend {
             self.memset0(dptr(&os.meta, &self.stream), meta_words * 4)?;
         }
         Ok(os)
+    }
+
+    /// The hybrid sort's kernels and buffer for `key`, or `None` where it does not apply: graph
+    /// launches (it reads the largest chunk back before its passes), keys other than 32 and 64
+    /// bits, a bit range short of the whole key, inputs shorter than the backend's hybrid
+    /// minimum ([`crate::tuning::cuda::hybrid_min`]) or too long
+    /// for 32-bit status words, devices whose blocks cannot have 128 KiB of shared memory.
+    fn make_hybrid(
+        &self,
+        key: &PlanKey,
+        spec: &ModuleSpec,
+        status_bits: u32,
+        pass_shared: u32,
+    ) -> Result<Option<Hybrid>> {
+        let kb = key.key.size() as u32;
+        let (cap, local_shared) = hybrid_local_shape(kb, key.value_bytes);
+        if key.launch == LaunchMode::Graph
+            || !has_hybrid(key.key, status_bits)
+            || key.begin != 0
+            || key.end != kb * 8
+            || !self.hybrid_min_for(kb).is_some_and(|m| key.n >= m.max(2))
+            || self.info.shared_per_block_optin < HYB_HIST_SHARED.max(local_shared)
+        {
+            return Ok(None);
+        }
+        let dyn_shared = |f: &CudaFunction, bytes: u32, name: &str| -> Result<()> {
+            f.set_attribute(
+                cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                bytes as i32,
+            )
+            .map_err(|e| driver_err(&format!("cuFuncSetAttribute({name})"), e))
+        };
+        let histogram = self.function(spec, "hybrid_histogram16")?;
+        dyn_shared(&histogram, HYB_HIST_SHARED, "hybrid_histogram16")?;
+        let segmented = self.function(spec, "onesweep_pass_segmented")?;
+        dyn_shared(&segmented, pass_shared, "onesweep_pass_segmented")?;
+        let local = self.function(spec, "hybrid_local_sort")?;
+        dyn_shared(&local, local_shared, "hybrid_local_sort")?;
+        let meta = self.alloc::<u8>(HYB_WORDS * 4, "hybrid sort counts")?;
+        // The bucket counts start zeroed; every sort's scan leaves them zeroed.
+        self.memset0(dptr(&meta, &self.stream), HYB_WORDS * 4)?;
+        Ok(Some(Hybrid {
+            histogram,
+            scan: self.function(spec, "hybrid_scan16")?,
+            segmented,
+            local,
+            cap,
+            local_shared,
+            meta,
+        }))
+    }
+
+    /// The hybrid sort of `io` (see kernels/radix_sort_onesweep.cu): the bucket histogram and
+    /// its scan, then, where every chunk of buckets fits an in-bucket block, the two MSD passes
+    /// and the in-bucket sorts. `Ok(false)`: a chunk is too large (skewed keys), nothing was
+    /// written, and the caller runs the LSD sort.
+    fn enqueue_hybrid(&self, k: &PlanKey, os: &Onesweep, h: &Hybrid, io: [u64; 4]) -> Result<bool> {
+        let s = &self.stream;
+        let n = k.n as u64;
+        let desc = (k.order == Order::Descending) as u32;
+        let radix = 1u64 << ONESWEEP_RADIX_BITS;
+        let meta = dptr(&h.meta, s);
+        let status = [dptr(&os.status[0], s), dptr(&os.status[1], s)];
+        let keys = [dptr(&os.keys[0], s), dptr(&os.keys[1], s)];
+        let has_vals = k.value_bytes > 0;
+        let vals = os
+            .vals
+            .as_ref()
+            .map_or([0, 0], |v| [dptr(&v[0], s), dptr(&v[1], s)]);
+        let v = |x: u64| if has_vals { x } else { 0 };
+        let key_bits = k.key.size() as u32 * 8;
+        let tile = os.shape.tile();
+        let chunk_log2 = hybrid_chunk_log2(n, h.cap);
+        // The first pass's status words, the tile counters, and the segmented pass's status
+        // words past the first pass's tiles (that pass clears the others).
+        let p1_words = os.tiles * radix;
+        self.launch(
+            &os.clear,
+            "onesweep_clear",
+            p1_words
+                .div_ceil(256 * 4 * 4)
+                .clamp(1, 4 * self.info.sm_count.max(1) as u64) as u32,
+            256,
+            0,
+            &[
+                KArg::U64(meta + HYB_COUNTERS as u64 * 4),
+                KArg::U32(2),
+                KArg::U64(status[0]),
+                KArg::U64(p1_words),
+                KArg::U64(status[1] + p1_words * 4),
+                KArg::U64(256 * radix),
+            ],
+        )?;
+        self.launch_chained(
+            &h.histogram,
+            "hybrid_histogram16",
+            self.info.sm_count.max(1),
+            HYB_HIST_THREADS,
+            HYB_HIST_SHARED,
+            &[
+                KArg::U64(io[0]),
+                KArg::U64(n),
+                KArg::U64(meta),
+                KArg::U32(desc),
+            ],
+        )?;
+        self.launch_chained(
+            &h.scan,
+            "hybrid_scan16",
+            1,
+            HYB_SCAN_THREADS,
+            0,
+            &[
+                KArg::U64(meta),
+                KArg::U64(n),
+                KArg::U32(tile),
+                KArg::U32(chunk_log2),
+            ],
+        )?;
+        // The segmented pass's tile count and the largest chunk.
+        let mut w = [0u32; 2];
+        s.memcpy_dtoh(
+            &h.meta
+                .slice((HYB_TILE_START + 256) * 4..(HYB_TILE_START + 258) * 4),
+            bytemuck::cast_slice_mut::<u32, u8>(&mut w),
+        )
+        .map_err(|e| driver_err("cuMemcpyDtoHAsync", e))?;
+        s.synchronize()
+            .map_err(|e| driver_err("cuStreamSynchronize", e))?;
+        let [seg_tiles, largest] = w;
+        if largest > h.cap {
+            return Ok(false);
+        }
+        // The top 8 bits, from the input into scratch 0 (with the input transform).
+        let top8 = meta + HYB_TOP8 as u64 * 4;
+        self.launch_chained(
+            &os.pass,
+            "onesweep_pass",
+            os.tiles as u32,
+            os.shape.threads,
+            os.pass_shared,
+            &[
+                KArg::U64(io[0]),
+                KArg::U64(keys[0]),
+                KArg::U64(if k.iota { 0 } else { v(io[1]) }),
+                KArg::U64(v(vals[0])),
+                KArg::U64(status[0]),
+                KArg::U64(status[1]),
+                KArg::U64(meta + HYB_COUNTERS as u64 * 4),
+                KArg::U64(top8),
+                KArg::U64(n),
+                KArg::U32(key_bits - ONESWEEP_RADIX_BITS),
+                KArg::U32(ONESWEEP_RADIX_BITS),
+                KArg::U32(os.tiles as u32),
+                KArg::U32(desc),
+                KArg::U32(1),
+                KArg::U32(0),
+                KArg::U32(k.iota as u32),
+            ],
+        )?;
+        // The next 8 bits inside each top-8 bucket, scratch 0 to scratch 1.
+        if seg_tiles > 0 {
+            self.launch_chained(
+                &h.segmented,
+                "onesweep_pass_segmented",
+                seg_tiles,
+                os.shape.threads,
+                os.pass_shared,
+                &[
+                    KArg::U64(keys[0]),
+                    KArg::U64(keys[1]),
+                    KArg::U64(v(vals[0])),
+                    KArg::U64(v(vals[1])),
+                    KArg::U64(status[1]),
+                    KArg::U64(meta),
+                    KArg::U64(meta + (HYB_COUNTERS as u64 + 1) * 4),
+                    KArg::U64(n),
+                    KArg::U32(key_bits - 2 * ONESWEEP_RADIX_BITS),
+                ],
+            )?;
+        }
+        // Each chunk of 16-bit buckets by its low bits, scratch 1 to the output.
+        self.launch_chained(
+            &h.local,
+            "hybrid_local_sort",
+            65_536 >> chunk_log2,
+            HYBRID_LOCAL_THREADS,
+            h.local_shared,
+            &[
+                KArg::U64(keys[1]),
+                KArg::U64(io[2]),
+                KArg::U64(v(vals[1])),
+                KArg::U64(v(io[3])),
+                KArg::U64(meta),
+                KArg::U64(n),
+                KArg::U32(chunk_log2),
+                KArg::U32(key_bits - 16 + chunk_log2),
+                KArg::U32(desc),
+            ],
+        )?;
+        Ok(true)
     }
 
     /// The cluster sort's kernel and shape for `key`, or `None` where it does not apply: a
@@ -865,6 +1133,13 @@ impl CudaBackend {
                 ],
             );
         }
+        if let Some(h) = &os.hybrid {
+            let took = self.enqueue_hybrid(k, os, h, io)?;
+            self.hybrid_runs[!took as usize].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if took {
+                return Ok(());
+            }
+        }
         // The chain: clear, digit histograms, digit scan, passes. The clear is a plain launch
         // (it waits for whatever came before in the stream); every later kernel is chained to
         // the one before it (`launch_chained`).
@@ -885,6 +1160,8 @@ impl CudaBackend {
                 KArg::U32(meta_words),
                 KArg::U64(status[0]),
                 KArg::U64(status_words),
+                KArg::U64(0),
+                KArg::U64(0),
             ],
         )?;
         self.enqueue_digit_histograms(

@@ -388,6 +388,50 @@ pub fn chained_launches() -> bool {
 /// The default of [`chained_launches`].
 pub const CHAINED_LAUNCHES: bool = true;
 
+/// The hybrid sort (MSD on the top 16 bits in two onesweep passes, then each chunk of buckets
+/// sorted in one block's shared memory; kernels/radix_sort_onesweep.cu): threads of the
+/// in-bucket sort's block.
+pub const HYBRID_LOCAL_THREADS: u32 = 512;
+/// The in-bucket sort's minimum resident blocks per SM (its register budget).
+pub const HYBRID_LOCAL_MIN_BLOCKS: u32 = 2;
+/// Shared memory the in-bucket sort's staged keys and values may take per block.
+pub const HYBRID_LOCAL_BYTES: u32 = 64 * 1024;
+
+/// Keys per thread of the in-bucket sort: as many as [`HYBRID_LOCAL_BYTES`] holds, 1 to 16.
+pub const fn hybrid_local_items(key_bytes: u32, value_bytes: u32) -> u32 {
+    let per = HYBRID_LOCAL_BYTES / (HYBRID_LOCAL_THREADS * (key_bytes + value_bytes));
+    if per > 16 {
+        16
+    } else if per == 0 {
+        1
+    } else {
+        per
+    }
+}
+
+/// Chunks of buckets are sized so that an average chunk fills this share of a block's capacity
+/// (numerator over 16): the largest chunk of uniform keys stays well below the capacity.
+pub const HYBRID_FILL_16THS: u64 = 8;
+
+/// The shortest input the hybrid sort takes, for keys of `key_bytes` bytes (`None`: never).
+/// `HISTOSORT_HYBRID_MIN` overrides it for every key size (0 turns the hybrid off).
+pub fn hybrid_min(key_bytes: u32) -> Option<usize> {
+    static MIN: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
+    match *MIN.get_or_init(|| env_tuning("HISTOSORT_HYBRID_MIN")) {
+        Some(0) => None,
+        Some(m) => Some(m),
+        None => (key_bytes == 8).then_some(HYBRID_MIN_U64),
+    }
+}
+/// The default of [`hybrid_min`] for 64-bit keys. 32-bit keys: off, because its in-bucket
+/// passes cost what a global pass costs (both are bound by the ranking, not by DRAM), so two
+/// MSD passes and two in-bucket passes do not beat four LSD passes (H200, session 17, u32 keys
+/// 2^24 / 2^26 / 2^28: LSD 0.34 / 1.20 / 4.58 ms, hybrid 0.57 / 1.81 / 5.67). For 64-bit keys
+/// the two MSD passes and six in-bucket passes beat eight LSD passes only at 2^28 (u64 keys
+/// 2^24 / 2^26 / 2^27 / 2^28: LSD 0.92 / 3.32 / 6.68 / 12.98 ms, hybrid 0.97 / 3.39 / 6.62 /
+/// 11.93; below 2^28 the in-bucket sort takes two buckets per block and a seventh pass).
+pub const HYBRID_MIN_U64: usize = 1 << 28;
+
 /// Onesweep sort: up to this many keys the whole sort runs as one cooperative launch (grid
 /// barriers instead of kernel boundaries), when every tile's block can be resident at once.
 pub const ONESWEEP_FUSED_MAX: usize = 1 << 20;
