@@ -345,8 +345,8 @@ struct Onesweep {
     /// Look-back status words of two consecutive passes (with the hybrid sort, 256 tiles more:
     /// its segmented pass has up to one partial tile per top-8 bucket).
     status: [CudaSlice<u8>; 2],
-    /// The hybrid sort, where it applies to this shape.
-    hybrid: Option<Hybrid>,
+    /// The hybrid sort, where it applies to this shape (boxed: most plans have none).
+    hybrid: Option<Box<Hybrid>>,
 }
 
 /// The hybrid sort's kernels and buffer (MSD on the top 16 bits, then in-bucket sorts).
@@ -667,14 +667,14 @@ impl CudaBackend {
         spec: &ModuleSpec,
         status_bits: u32,
         pass_shared: u32,
-    ) -> Result<Option<Hybrid>> {
+    ) -> Result<Option<Box<Hybrid>>> {
         let kb = key.key.size() as u32;
         let (cap, local_shared) = hybrid_local_shape(kb, key.value_bytes);
         if key.launch == LaunchMode::Graph
             || !has_hybrid(key.key, status_bits)
             || key.begin != 0
             || key.end != kb * 8
-            || !self.hybrid_min_for(kb).is_some_and(|m| key.n >= m.max(2))
+            || self.hybrid_min_for(kb).is_none_or(|m| key.n < m.max(2))
             || self.info.shared_per_block_optin < HYB_HIST_SHARED.max(local_shared)
         {
             return Ok(None);
@@ -695,7 +695,7 @@ impl CudaBackend {
         let meta = self.alloc::<u8>(HYB_WORDS * 4, "hybrid sort counts")?;
         // The bucket counts start zeroed; every sort's scan leaves them zeroed.
         self.memset0(dptr(&meta, &self.stream), HYB_WORDS * 4)?;
-        Ok(Some(Hybrid {
+        Ok(Some(Box::new(Hybrid {
             histogram,
             scan: self.function(spec, "hybrid_scan16")?,
             segmented,
@@ -703,7 +703,7 @@ impl CudaBackend {
             cap,
             local_shared,
             meta,
-        }))
+        })))
     }
 
     /// The hybrid sort of `io` (see kernels/radix_sort_onesweep.cu): the bucket histogram and
