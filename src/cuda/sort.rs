@@ -1715,7 +1715,38 @@ impl CudaBackend {
 
 #[cfg(test)]
 mod tests {
-    use super::digit_is_shared;
+    use super::{digit_is_shared, hybrid_chunk_log2, hybrid_local_shape};
+
+    #[test]
+    fn hybrid_chunks_fill_half_a_block() {
+        // 2^28 keys: 4096 per bucket on average, half of 8192: one bucket per block.
+        assert_eq!(hybrid_chunk_log2(1 << 28, 8192), 0);
+        // 2^27: 2048 per bucket, two buckets per block; 2^24: 256 per bucket, 16 buckets.
+        assert_eq!(hybrid_chunk_log2(1 << 27, 8192), 1);
+        assert_eq!(hybrid_chunk_log2(1 << 24, 8192), 4);
+        // Past the point where 16 buckets average more than half a block: 8 buckets.
+        assert_eq!(hybrid_chunk_log2((1 << 24) + (1 << 16), 8192), 3);
+        // Few keys: every bucket in one block, at most 2^16 of them.
+        assert_eq!(hybrid_chunk_log2(100, 8192), 16);
+        assert_eq!(hybrid_chunk_log2(1 << 30, 8192), 0);
+    }
+
+    #[test]
+    fn hybrid_block_holds_its_keys_and_counters() {
+        // u32 keys and u32/u32 pairs: 8192 keys per block of 512 threads.
+        assert_eq!(
+            hybrid_local_shape(4, 0),
+            (8192, 8192 * 4 + 16 * 256 * 4 + 64)
+        );
+        assert_eq!(
+            hybrid_local_shape(4, 4),
+            (8192, 8192 * 8 + 16 * 256 * 4 + 64)
+        );
+        // 16-byte values: fewer keys per thread, within 64 KiB of staged keys and values.
+        let (cap, bytes) = hybrid_local_shape(4, 16);
+        assert_eq!(cap, 512 * 6);
+        assert!(cap * 20 <= 64 * 1024 && bytes % 16 == 0);
+    }
 
     #[test]
     fn shared_digits_from_offsets() {
