@@ -564,11 +564,7 @@ impl CudaBackend {
         let f = self.function(&u16_spec(), "hist_u16")?;
         let shared = bins * 2;
         if shared > 48 * 1024 {
-            f.set_attribute(
-                cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                shared as i32,
-            )
-            .map_err(|e| super::driver_err("cuFuncSetAttribute(hist_u16)", e))?;
+            super::allow_dynamic_shared(&f, shared, "hist_u16")?;
         }
         let grid = n
             .div_ceil(HIST16_MIN_SAMPLES_PER_BLOCK)

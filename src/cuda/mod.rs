@@ -44,6 +44,16 @@ pub(crate) fn driver_err(call: &str, e: cudarc::driver::DriverError) -> Error {
     }
 }
 
+/// Lets kernel `f` (named `name` in errors) launch with up to `bytes` of dynamic shared memory
+/// (beyond 48 KiB a kernel must opt in).
+pub(crate) fn allow_dynamic_shared(f: &CudaFunction, bytes: u32, name: &str) -> Result<()> {
+    f.set_attribute(
+        drv::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+        bytes as i32,
+    )
+    .map_err(|e| driver_err(&format!("cuFuncSetAttribute({name})"), e))
+}
+
 /// What `histosort info` and the benchmark records say about a device.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct DeviceInfo {
@@ -287,11 +297,7 @@ impl CudaBackend {
             return Ok((f, per_sm));
         }
         if dyn_smem > 0 {
-            f.set_attribute(
-                drv::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                dyn_smem as i32,
-            )
-            .map_err(|e| driver_err(&format!("cuFuncSetAttribute({name})"), e))?;
+            allow_dynamic_shared(&f, dyn_smem, name)?;
         }
         let per_sm = f
             .occupancy_max_active_blocks_per_multiprocessor(threads, dyn_smem as usize, None)

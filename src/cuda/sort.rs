@@ -9,7 +9,7 @@ use cudarc::driver::{result as dres, sys as drv, CudaFunction, CudaGraph, CudaSl
 
 use super::launch::{DeviceBuffer, KArg};
 use super::scan::{scan_spec, ScanScratch};
-use super::{dptr, driver_err, CudaBackend, KernelFile, ModuleSpec};
+use super::{allow_dynamic_shared, dptr, driver_err, CudaBackend, KernelFile, ModuleSpec};
 use crate::algorithm::{LaunchMode, Order, SortAlgorithm};
 use crate::error::{Error, Result};
 use crate::key::{DType, RadixBits, RadixKey, SortIndex, Value};
@@ -679,19 +679,12 @@ impl CudaBackend {
         {
             return Ok(None);
         }
-        let dyn_shared = |f: &CudaFunction, bytes: u32, name: &str| -> Result<()> {
-            f.set_attribute(
-                cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                bytes as i32,
-            )
-            .map_err(|e| driver_err(&format!("cuFuncSetAttribute({name})"), e))
-        };
         let histogram = self.function(spec, "hybrid_histogram16")?;
-        dyn_shared(&histogram, HYB_HIST_SHARED, "hybrid_histogram16")?;
+        allow_dynamic_shared(&histogram, HYB_HIST_SHARED, "hybrid_histogram16")?;
         let segmented = self.function(spec, "onesweep_pass_segmented")?;
-        dyn_shared(&segmented, pass_shared, "onesweep_pass_segmented")?;
+        allow_dynamic_shared(&segmented, pass_shared, "onesweep_pass_segmented")?;
         let local = self.function(spec, "hybrid_local_sort")?;
-        dyn_shared(&local, local_shared, "hybrid_local_sort")?;
+        allow_dynamic_shared(&local, local_shared, "hybrid_local_sort")?;
         let meta = self.alloc::<u8>(HYB_WORDS * 4, "hybrid sort counts")?;
         // The bucket counts start zeroed; every sort's scan leaves them zeroed.
         self.memset0(dptr(&meta, &self.stream), HYB_WORDS * 4)?;
@@ -878,11 +871,7 @@ impl CudaBackend {
         let f = self.function(&cluster_spec(key.key, vb, shape)?, "cluster_sort")?;
         let bytes = shape.shared_bytes(kb, vb);
         use cudarc::driver::sys::CUfunction_attribute as A;
-        f.set_attribute(
-            A::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-            bytes as i32,
-        )
-        .map_err(|e| driver_err("cuFuncSetAttribute(cluster_sort, shared memory)", e))?;
+        allow_dynamic_shared(&f, bytes, "cluster_sort")?;
         if shape.blocks > 8 {
             f.set_attribute(A::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1)
                 .map_err(|e| driver_err("cuFuncSetAttribute(cluster_sort, cluster size)", e))?;
@@ -931,11 +920,7 @@ impl CudaBackend {
             )));
         }
         let f = self.function(spec, "onesweep_pass")?;
-        f.set_attribute(
-            cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-            bytes as i32,
-        )
-        .map_err(|e| driver_err("cuFuncSetAttribute(onesweep_pass)", e))?;
+        allow_dynamic_shared(&f, bytes, "onesweep_pass")?;
         Ok(f)
     }
 
@@ -949,11 +934,7 @@ impl CudaBackend {
             .min(self.info.shared_per_block_optin / table)
             .max(1);
         let f = self.function(spec, "onesweep_histogram_lanes")?;
-        f.set_attribute(
-            cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-            (per_launch * table) as i32,
-        )
-        .map_err(|e| driver_err("cuFuncSetAttribute(onesweep_histogram_lanes)", e))?;
+        allow_dynamic_shared(&f, per_launch * table, "onesweep_histogram_lanes")?;
         Ok(DigitHistogram {
             f,
             per_launch,
