@@ -1487,3 +1487,113 @@ where
     sorts_like_reference(e, &input, &os, "hybrid after fallbacks");
     assert_eq!(delta(b), (1, 0));
 }
+
+/// The free ranking of a keys-only sort's first pass (the count's shared atomic returns each
+/// key's rank, no ballots): on by default for keys-only sorts of whole keys, where it must give
+/// the reference's keys on every distribution and order, and never taken where the order among
+/// equal digits matters (a bit range short of the key, pairs, argsort), which must stay stable.
+/// Every sort here runs the pass kernel (many tiles and a partial last one); the backend's
+/// counter says which sorts ranked freely.
+#[test]
+fn free_ranking_sorts_like_the_reference_and_only_where_order_is_free() {
+    let Some(e) = gpu() else { return };
+    let g = e.cuda().unwrap();
+    let n = if size(1 << 22) < 1 << 22 {
+        histosort::tuning::cuda::ONESWEEP_FUSED_MAX + 3
+    } else {
+        (1 << 22) + 3
+    };
+    // (The hybrid sort's free passes are covered by its own test.)
+    g.set_hybrid_min(4, None);
+    g.set_hybrid_min(8, None);
+    assert!(g.free_rank_runs() == 0 || histosort::tuning::cuda::free_rank());
+    g.set_free_rank(true);
+    free_rank_cases::<u32>(&e, n);
+    free_rank_cases::<i32>(&e, n);
+    free_rank_cases::<f32>(&e, n);
+    free_rank_cases::<u64>(&e, n);
+    free_rank_cases::<f64>(&e, n);
+    // Turned off, the same sorts rank with ballots.
+    g.set_free_rank(false);
+    let b = g.free_rank_runs();
+    let input: Vec<u32> = keys(n, 41);
+    let os = SortOptions::new().algorithm(SortAlgorithm::Onesweep);
+    sorts_like_reference(&e, &input, &os, "free ranking off");
+    assert_eq!(g.free_rank_runs(), b, "free ranking off: no sort takes it");
+    g.set_free_rank(true);
+}
+
+fn free_rank_cases<K: RadixKey>(e: &Engine, n: usize)
+where
+    K::Bits: TryFrom<u64>,
+{
+    let g = e.cuda().unwrap();
+    let os = SortOptions::new().algorithm(SortAlgorithm::Onesweep);
+    let what = K::DTYPE;
+    let runs = || g.free_rank_runs();
+    let input: Vec<K> = keys(n, 40);
+    // Skewed keys rank many equal digits per warp: the atomics' returns must stay distinct.
+    let (a, b, c) = (keys::<K>(n, 42), keys::<K>(n, 43), keys::<K>(n, 44));
+    let and3: Vec<K> = (0..n)
+        .map(|i| {
+            use histosort::RadixBits;
+            let r =
+                a[i].to_radix().to_u128() & b[i].to_radix().to_u128() & c[i].to_radix().to_u128();
+            K::from_radix(K::Bits::from_u128(r))
+        })
+        .collect();
+    let few: Vec<K> = (0..n).map(|i| input[i % 5]).collect();
+    let mut sorted = input.clone();
+    sorted.sort_unstable_by_key(|k| k.to_radix());
+    let mut odd = input.clone();
+    odd.truncate(n - 1000);
+    let before = runs();
+    let mut sorts = 0;
+    for o in [os.clone(), os.clone().descending()] {
+        for (v, name) in [
+            (&input, "uniform"),
+            (&and3, "AND of 3"),
+            (&few, "5 distinct"),
+            (&sorted, "sorted"),
+            (&odd, "uniform, another partial tile"),
+        ] {
+            sorts_like_reference(e, v, &o, &format!("free ranking {what} {name}"));
+            sorts += 1;
+        }
+    }
+    assert_eq!(
+        runs() - before,
+        sorts,
+        "{what}: every keys-only sort of whole keys ranks its first pass freely"
+    );
+    // Where the order among equal digits matters: a bit range (keys equal in the range but not
+    // outside it keep their input order), pairs and argsort. None ranks freely.
+    let before = runs();
+    let bits = K::DTYPE.size() as u32 * 8;
+    for range in [(0, bits / 2), (4, bits)] {
+        let o = os.clone().bits(range.0, range.1);
+        sorts_like_reference(
+            e,
+            &input,
+            &o,
+            &format!("free ranking {what} bits {range:?}"),
+        );
+    }
+    let idx: Vec<u32> = (0..n as u32).collect();
+    let mut k = and3.clone();
+    let mut v = idx.clone();
+    e.sort_pairs(&mut k, &mut v, &os).unwrap();
+    let (rk, rv) = reference::sort_pairs(&and3, &idx, &os);
+    same_bits(&k, &rk, &format!("free ranking {what} pairs"));
+    assert!(v == rv, "free ranking {what}: pairs' payloads out of order");
+    let p: Vec<u32> = e.argsort_as(&and3, &os).unwrap();
+    assert!(
+        p == reference::argsort::<K, u32>(&and3, &os),
+        "free ranking {what}: argsort"
+    );
+    assert_eq!(
+        runs(),
+        before,
+        "{what}: bit ranges, pairs and argsort never rank freely"
+    );
+}

@@ -148,7 +148,8 @@ impl ModuleSpec {
 /// Defines that only the kernels read (the host's launch arithmetic does not depend on them),
 /// which `HISTOSORT_KERNEL_DEFINES="LOOKBACK=4,PASS_MIN_BLOCKS=4"` may override for tuning
 /// experiments with one binary. Overridden modules get their own cache entries.
-pub const OVERRIDABLE_DEFINES: [&str; 8] = [
+pub const OVERRIDABLE_DEFINES: [&str; 9] = [
+    "FREE_RANK_SMEM",
     "LB_DELAY_FIRST",
     "LB_DELAY_RETRY",
     "STORE_STREAMING",
@@ -291,7 +292,19 @@ fn c_chars_to_string(v: &[c_char]) -> String {
 
 /// Compiles one module with NVRTC. Returns the image (CUBIN or NUL-terminated PTX).
 pub fn compile(spec: &ModuleSpec, target: &Target) -> Result<Vec<u8>> {
-    let flags = spec.flags(target);
+    compile_with_log(spec, target, &[]).map(|(image, _)| image)
+}
+
+/// Compiles one module with NVRTC and `extra` flags after the module's own (for example
+/// `--ptxas-options=-v`, whose report of registers and spills lands in the log). Returns the
+/// image and NVRTC's log.
+pub fn compile_with_log(
+    spec: &ModuleSpec,
+    target: &Target,
+    extra: &[&str],
+) -> Result<(Vec<u8>, String)> {
+    let mut flags = spec.flags(target);
+    flags.extend(extra.iter().map(|f| f.to_string()));
     let src = spec.file.full_source();
     let fail = |log: String| Error::Compile {
         kernel: spec.label(),
@@ -315,7 +328,8 @@ pub fn compile(spec: &ModuleSpec, target: &Target) -> Result<Vec<u8>> {
                 Target::Ptx { .. } => nvrtc::get_ptx(prog)
                     .map(|p| p.into_iter().map(|c| c as u8).collect())
                     .map_err(|e| fail(format!("{e:?}"))),
-            },
+            }
+            .map(|image| (image, log)),
         };
         let _ = nvrtc::destroy_program(prog);
         out

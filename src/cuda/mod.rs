@@ -122,6 +122,11 @@ pub struct CudaBackend {
     /// The shortest input of the hybrid sort for 32- and 64-bit keys (0: off), from
     /// [`crate::tuning::cuda::hybrid_min`]; tests lower it on their own backend.
     hybrid_min: [std::sync::atomic::AtomicUsize; 2],
+    /// Whether passes whose order among equal digits is free rank without ballots
+    /// ([`crate::tuning::cuda::free_rank`]); tests turn it off on their own backend.
+    free_rank: std::sync::atomic::AtomicBool,
+    /// Sorts enqueued with a freely ranked pass (tests check which sorts take it).
+    free_runs: std::sync::atomic::AtomicU64,
 }
 
 impl CudaBackend {
@@ -213,6 +218,8 @@ impl CudaBackend {
                     crate::tuning::cuda::hybrid_min(kb).unwrap_or(0),
                 )
             }),
+            free_rank: std::sync::atomic::AtomicBool::new(crate::tuning::cuda::free_rank()),
+            free_runs: Default::default(),
         })
     }
 
@@ -233,6 +240,31 @@ impl CudaBackend {
         let m =
             self.hybrid_min[(key_bytes == 8) as usize].load(std::sync::atomic::Ordering::Relaxed);
         (m > 0).then_some(m)
+    }
+
+    /// Turns the free ranking of the first pass of keys-only sorts on or off for the sorts this
+    /// backend runs from now on (a captured graph keeps what it was captured with). For tests,
+    /// which compare both.
+    #[doc(hidden)]
+    pub fn set_free_rank(&self, on: bool) {
+        self.free_rank
+            .store(on, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    pub(crate) fn free_rank(&self) -> bool {
+        self.free_rank.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    pub(crate) fn note_free_rank(&self) {
+        self.free_runs
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// How many sorts so far were enqueued with a freely ranked pass (launches of a captured
+    /// graph are not counted). For tests.
+    #[doc(hidden)]
+    pub fn free_rank_runs(&self) -> u64 {
+        self.free_runs.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// How many sorts so far took the hybrid path, and how many found a chunk of buckets too

@@ -20,11 +20,11 @@ use crate::tuning::cuda::{
     onesweep_pass_shape, onesweep_prefetch_ahead, onesweep_values_late, rank_sort_limit,
     rank_sort_max, ClusterShape, OnesweepShape, CLUSTER_SORT_BLOCKS, CLUSTER_SORT_ITEMS,
     CLUSTER_SORT_THREADS, ELEMENTWISE_THREADS, HYBRID_FILL_16THS, HYBRID_LOCAL_MIN_BLOCKS,
-    HYBRID_LOCAL_THREADS, ONESWEEP_FUSED_ITEMS, ONESWEEP_FUSED_MAX, ONESWEEP_HIST_LANES_PASSES,
-    ONESWEEP_HIST_LANES_THREADS, ONESWEEP_LOOKBACK, ONESWEEP_RADIX_BITS, ONESWEEP_RANK_BALLOT,
-    ONESWEEP_SKIP_MIN, ONESWEEP_THREADS, RANK_SORT_THREADS, SM90_SHARED_PER_BLOCK_OPTIN,
-    THREE_PHASE_DIGIT_BITS, THREE_PHASE_DIGIT_WIDTHS, THREE_PHASE_ITEMS, THREE_PHASE_THREADS,
-    THREE_PHASE_TILE,
+    HYBRID_LOCAL_THREADS, ONESWEEP_FREE_RANK_SMEM, ONESWEEP_FUSED_ITEMS, ONESWEEP_FUSED_MAX,
+    ONESWEEP_HIST_LANES_PASSES, ONESWEEP_HIST_LANES_THREADS, ONESWEEP_LOOKBACK,
+    ONESWEEP_RADIX_BITS, ONESWEEP_RANK_BALLOT, ONESWEEP_SKIP_MIN, ONESWEEP_THREADS,
+    RANK_SORT_THREADS, SM90_SHARED_PER_BLOCK_OPTIN, THREE_PHASE_DIGIT_BITS,
+    THREE_PHASE_DIGIT_WIDTHS, THREE_PHASE_ITEMS, THREE_PHASE_THREADS, THREE_PHASE_TILE,
 };
 
 /// KEY_BITS and KEY_KIND of a key type, or why the GPU cannot sort it.
@@ -180,6 +180,7 @@ fn onesweep_spec_shape(
         .define("PASS_MIN_BLOCKS", shape.min_blocks)
         .define("PASS_SMEM_BYTES", shape.shared_bytes(kb, value_bytes))
         .define("VALUES_LATE", onesweep_values_late(kb, value_bytes))
+        .define("FREE_RANK_SMEM", ONESWEEP_FREE_RANK_SMEM)
         .define("KEY_BITS", bits)
         .define("KEY_KIND", kind)
         .define("VALUE_BYTES", value_bytes)
@@ -281,6 +282,19 @@ struct PlanKey {
     end: u32,
     digit_bits: u32,
     launch: LaunchMode,
+}
+
+impl PlanKey {
+    /// Whether the order among keys of equal digit in the first pass (or an MSD pass) is free:
+    /// keys only, no permutation out, and the whole key sorted, so that keys of equal image are
+    /// equal and nothing earlier fixed an order among them. Such passes rank without ballots
+    /// (`unstable` in kernels/radix_sort_onesweep.cu).
+    fn order_free(&self) -> bool {
+        self.value_bytes == 0
+            && !self.iota
+            && self.begin == 0
+            && self.end == self.key.size() as u32 * 8
+    }
 }
 
 struct ThreePhaseKernels {
@@ -709,6 +723,7 @@ impl CudaBackend {
         let desc = (k.order == Order::Descending) as u32;
         let radix = 1u64 << ONESWEEP_RADIX_BITS;
         let meta = dptr(&h.meta, s);
+        let free = (k.order_free() && self.free_rank()) as u32;
         let status = [dptr(&os.status[0], s), dptr(&os.status[1], s)];
         let keys = [dptr(&os.keys[0], s), dptr(&os.keys[1], s)];
         let has_vals = k.value_bytes > 0;
@@ -780,6 +795,9 @@ impl CudaBackend {
         if largest > h.cap {
             return Ok(false);
         }
+        if free != 0 {
+            self.note_free_rank();
+        }
         // The top 8 bits, from the input into scratch 0 (with the input transform).
         let top8 = meta + HYB_TOP8 as u64 * 4;
         self.launch_chained(
@@ -805,6 +823,7 @@ impl CudaBackend {
                 KArg::U32(1),
                 KArg::U32(0),
                 KArg::U32(k.iota as u32),
+                KArg::U32(free),
             ],
         )?;
         // The next 8 bits inside each top-8 bucket, scratch 0 to scratch 1.
@@ -825,6 +844,7 @@ impl CudaBackend {
                     KArg::U64(meta + (HYB_COUNTERS as u64 + 1) * 4),
                     KArg::U64(n),
                     KArg::U32(key_bits - 2 * ONESWEEP_RADIX_BITS),
+                    KArg::U32(free),
                 ],
             )?;
         }
@@ -845,6 +865,7 @@ impl CudaBackend {
                 KArg::U32(chunk_log2),
                 KArg::U32(key_bits - 16 + chunk_log2),
                 KArg::U32(desc),
+                KArg::U32(free),
             ],
         )?;
         Ok(true)
@@ -1036,6 +1057,8 @@ impl CudaBackend {
             .as_ref()
             .map_or([0, 0], |v| [dptr(&v[0], s), dptr(&v[1], s)]);
         let has_vals = k.value_bytes > 0;
+        // The first pass of a sort whose order among equal digits is free ranks without ballots.
+        let free = k.order_free() && self.free_rank();
 
         if os.passes == 0 {
             // An empty bit range: every key compares equal, the stable sort is the identity.
@@ -1168,6 +1191,9 @@ impl CudaBackend {
         let pass = |i: usize, p: u32, src: (u64, u64), dst: (u64, u64), first: bool, last: bool| {
             let shift = k.begin + p * ONESWEEP_RADIX_BITS;
             let w = ONESWEEP_RADIX_BITS.min(k.end - shift);
+            if first && free {
+                self.note_free_rank();
+            }
             self.launch_chained(
                 &os.pass,
                 "onesweep_pass",
@@ -1191,6 +1217,7 @@ impl CudaBackend {
                     KArg::U32(first as u32),
                     KArg::U32(last as u32),
                     KArg::U32((first && k.iota) as u32),
+                    KArg::U32((first && free) as u32),
                 ],
             )
         };

@@ -413,6 +413,22 @@ pub const fn hybrid_local_items(key_bytes: u32, value_bytes: u32) -> u32 {
 /// (numerator over 16): the largest chunk of uniform keys stays well below the capacity.
 pub const HYBRID_FILL_16THS: u64 = 8;
 
+/// How a freely ranked pass (see [`free_rank`]) gets each key's rank: 1, the early count's
+/// shared atomic returns the key's rank within its warp, which waits out the block scan as a
+/// 16-bit word in the tile's staging area (one more barrier per tile); 0, the count takes no
+/// results and a second shared atomic on the seeded counter returns the key's tile position.
+/// `HISTOSORT_KERNEL_DEFINES=FREE_RANK_SMEM=N` overrides it.
+pub const ONESWEEP_FREE_RANK_SMEM: u32 = 1;
+
+/// Whether the onesweep sort ranks the first pass of a keys-only sort of whole keys (and the
+/// hybrid sort's MSD passes and first in-bucket pass) without ballots: keys of equal image are
+/// equal, so their order within a digit is free, and the count's shared atomic returns each
+/// key's rank. `HISTOSORT_FREE_RANK=0` turns it off. (Measured in bench/NOTES.md, session 18.)
+pub fn free_rank() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| env_tuning::<u32>("HISTOSORT_FREE_RANK").is_none_or(|v| v != 0))
+}
+
 /// The shortest input the hybrid sort takes, for keys of `key_bytes` bytes (`None`: never).
 /// `HISTOSORT_HYBRID_MIN` overrides it for every key size (0 turns the hybrid off).
 pub fn hybrid_min(key_bytes: u32) -> Option<usize> {
