@@ -39,8 +39,8 @@
 // (Value 1, which staged the late values before the keys left, measured slower than 2 in every
 // case of session 6 and was removed; 2 keeps its name so the recorded runs still read right.)
 static_assert(VALUES_LATE == 0 || VALUES_LATE == 2, "VALUES_LATE is 0 or 2");
-#ifndef FREE_RANK_SMEM
-#error "FREE_RANK_SMEM (free ranking: 1, ranks kept in shared memory; 0, a second atomic) must be defined"
+#ifndef FREE_RANK_SKEW
+#error "FREE_RANK_SKEW (free ranking only where no digit holds more than 1/FREE_RANK_SKEW of a tile) must be defined"
 #endif
 #ifndef PASS_SMEM_BYTES
 #error "PASS_SMEM_BYTES (the pass kernel's dynamic shared memory, from the host) must be defined"
@@ -254,6 +254,7 @@ struct TileStorage {
     u32 offsets[RADIX];
     u32 ws[NUM_WARPS];
     u32 tile;
+    u32 ballots;  // the tile ranks by ballots (not free, or some digit holds > 1/FREE_RANK_SKEW)
 };
 
 // The key in slot p of the staged tile to its destination, the digit's base plus p (wrapping
@@ -333,35 +334,32 @@ __device__ __forceinline__ void stage_values(TileStorage &st, const value_t (&v)
 // says that no earlier tile adds to its digits' prefixes (tile 0 of a plain pass, the first
 // tile of a bucket in the hybrid sort's segmented pass).
 //
-// FREE (free ranking; keys only, full tiles: the caller checks): a pass whose order among keys
-// of one digit does not matter (the first pass of a keys-only sort of whole keys, whose equal
-// digits carry no earlier order, or an MSD pass that a full sort of the lower bits follows).
-// Each key's rank among the keys of its digit comes from a shared atomic on the digit's
-// counter, in whatever order the atomics land, so no ballots are needed. Two ways (the define
-// FREE_RANK_SMEM): 0, the early count counts without results and, after the block scan, a
-// second atomic on the seeded counter returns the key's tile position; 1, the early count's
-// atomic returns the key's rank within the warp, which waits out the block scan as a 16-bit
-// word in the staging area (a barrier then frees the area for the staging). Kept in registers
-// over the scan, the ranks made the pass spill (108 bytes per thread even packed three to a
-// word). A template parameter, so that the ballot ranking's registers are those of a kernel
-// without it (as a runtime flag, the free ranking made the ballot pass spill 132-204 bytes).
-template <bool COHERENT, bool FREE>
+// `unstable` (free ranking): the pass's order among keys of one digit does not matter (the
+// first pass of a keys-only sort of whole keys, whose equal digits carry no earlier order, or
+// an MSD pass that a full sort of the lower bits follows). A full tile of such a pass ranks
+// each key with one more shared atomic on its digit's seeded counter, which returns the key's
+// tile position in whatever order the atomics land: no ballots. Where some digit holds more
+// than 1/FREE_RANK_SKEW of the tile, the lanes' atomics on one counter serialize, and the
+// ballot ranking (one atomic per peer group) is taken instead; a flag set before the barrier
+// after the block scan decides it. (Ranks returned by the count's own atomic and kept over the
+// block scan made the pass spill, in registers, or needed one more barrier, in shared memory:
+// no faster. bench/NOTES.md, sessions 18 and 19.)
+template <bool COHERENT>
 __device__ __forceinline__ void onesweep_tile(TileStorage &st, const u32 tile, const u64 base,
                                               const u32 valid, const bool seg_first,
                                               const key_t *keys_in, key_t *keys_out,
                                               const value_t *vals_in, value_t *vals_out,
                                               status_t *status, const u32 *offsets, u32 shift,
-                                              u32 bits, u32 desc, u32 first, u32 last, u32 iota) {
-    constexpr bool free_rank = FREE && !HAS_VALUES;
-    // (The 16-bit ranks fit the staging area of keys of 2 bytes or more.)
-    constexpr bool ranks_in_smem = free_rank && FREE_RANK_SMEM && KEY_BITS >= 16;
+                                              u32 bits, u32 desc, u32 first, u32 last, u32 iota,
+                                              u32 unstable) {
     const u32 tid = threadIdx.x;
     const u32 lane = lane_id();
     const u32 warp = warp_id();
     const u32 mask = (1u << bits) - 1;
-    const bool full = free_rank || valid == TILE;
+    const bool full = valid == TILE;
 
     for (u32 i = lane; i < RADIX; i += WARP_THREADS) st.warp_hist[warp][i] = 0;
+    if (tid == 0) st.ballots = HAS_VALUES || !unstable || !full;
 
     // 1. Load: warp w owns positions [w * WARP_ITEMS, (w + 1) * WARP_ITEMS), striped by lane.
     key_t k[ITEMS];
@@ -386,17 +384,8 @@ __device__ __forceinline__ void onesweep_tile(TileStorage &st, const u32 tile, c
     // 2. Early counts: the warp's digits counted first (one shared atomic per key), so that the
     //    tile's counts are published before the ranking and later tiles' look-backs overlap it;
     //    the counters are then seeded with each warp's start in the tile.
-    u16 *const ranks = reinterpret_cast<u16 *>(st.keys) + warp * WARP_ITEMS + lane;
-    if constexpr (ranks_in_smem) {
 #pragma unroll
-        for (int j = 0; j < ITEMS; j++)
-            ranks[j * WARP_THREADS] =
-                (u16)atomicAdd(&st.warp_hist[warp][digit_of(k[j], shift, mask)], 1u);
-    } else {
-#pragma unroll
-        for (int j = 0; j < ITEMS; j++)
-            atomicAdd(&st.warp_hist[warp][digit_of(k[j], shift, mask)], 1u);
-    }
+    for (int j = 0; j < ITEMS; j++) atomicAdd(&st.warp_hist[warp][digit_of(k[j], shift, mask)], 1u);
     __syncthreads();
 
     // Per digit: the tile's count (published at once), each warp's first position.
@@ -413,22 +402,17 @@ __device__ __forceinline__ void onesweep_tile(TileStorage &st, const u32 tile, c
     u32 total;
     u32 start = block_exclusive_scan(count, st.ws, total);
     if (tid < RADIX) warp_starts<NUM_WARPS>(&st.warp_hist[0][0], RADIX, tid, start);
+    // (A flag in shared memory: `__syncthreads_or` here made ptxas fail on the fused kernel.)
+    if (tid < RADIX && count * FREE_RANK_SKEW > TILE) st.ballots = 1;
     __syncthreads();
 
-    // 3. Rank against the seeded counters: every key's tile position (free ranking: the
-    //    warp's start for the digit plus the rank the count returned).
+    // 3. Rank against the seeded counters: every key's tile position.
     u32 pos[ITEMS];
-    if constexpr (ranks_in_smem) {
-#pragma unroll
-        for (int j = 0; j < ITEMS; j++)
-            pos[j] = ranks[j * WARP_THREADS] + st.warp_hist[warp][digit_of(k[j], shift, mask)];
-        __syncthreads();  // every rank is read before the staging overwrites them
-    } else if constexpr (free_rank) {
+    if (!HAS_VALUES && !st.ballots) {
 #pragma unroll
         for (int j = 0; j < ITEMS; j++)
             pos[j] = atomicAdd(&st.warp_hist[warp][digit_of(k[j], shift, mask)], 1u);
     } else {
-        (void)ranks;
         warp_rank<RADIX_BITS>(k, pos, st.warp_hist[warp], shift, mask);
     }
     // 4. Stage the tile sorted by digit.
@@ -570,14 +554,8 @@ onesweep_pass(const key_t *__restrict__ keys_in, key_t *__restrict__ keys_out,
     for (u32 d = threadIdx.x; d < RADIX; d += THREADS) status_next[(u64)tile * RADIX + d] = 0;
     const u64 base = (u64)tile * TILE;
     const u32 valid = (u32)min((u64)TILE, n - base);
-    if (!HAS_VALUES && unstable && valid == TILE)
-        onesweep_tile<false, true>(st, tile, base, valid, tile == 0, keys_in, keys_out, vals_in,
-                                   vals_out, status, digit_offsets, shift, bits, desc, first,
-                                   last, iota);
-    else
-        onesweep_tile<false, false>(st, tile, base, valid, tile == 0, keys_in, keys_out, vals_in,
-                                    vals_out, status, digit_offsets, shift, bits, desc, first,
-                                    last, iota);
+    onesweep_tile<false>(st, tile, base, valid, tile == 0, keys_in, keys_out, vals_in, vals_out,
+                         status, digit_offsets, shift, bits, desc, first, last, iota, unstable);
 }
 
 // (Only where its tile fits the 48 KiB of static shared memory. The host builds it with 256
@@ -686,9 +664,9 @@ onesweep_fused(const key_t *keys_in, key_t *keys_out, const value_t *vals_in, va
         const bool direct = is_last && !(in_place && active == 1);
         key_t *dst_k = direct ? keys_out : (done % 2 ? tmp_keys1 : tmp_keys0);
         value_t *dst_v = direct ? vals_out : (done % 2 ? tmp_vals1 : tmp_vals0);
-        onesweep_tile<true, false>(st, tile, base, valid, tile == 0, src_k, dst_k, src_v, dst_v,
-                                   status + (u64)p * tiles * RADIX, st.offsets, shift, w, desc,
-                                   p == first_active, is_last, iota && p == first_active);
+        onesweep_tile<true>(st, tile, base, valid, tile == 0, src_k, dst_k, src_v, dst_v,
+                            status + (u64)p * tiles * RADIX, st.offsets, shift, w, desc,
+                            p == first_active, is_last, iota && p == first_active, 0);
         grid_barrier(barrier, generation);
         src_k = dst_k;
         src_v = dst_v;
@@ -932,12 +910,8 @@ onesweep_pass_segmented(const key_t *__restrict__ keys_in, key_t *__restrict__ k
     const u64 base = seg_lo + (u64)local * TILE;
     const u32 valid = (u32)min((u64)TILE, seg_hi - base);
     const u32 *offsets = meta + HYB_OFFSETS + (b << 8);
-    if (!HAS_VALUES && unstable && valid == TILE)
-        onesweep_tile<false, true>(st, tile, base, valid, local == 0, keys_in, keys_out, vals_in,
-                                   vals_out, status, offsets, shift, RADIX_BITS, 0, 0, 0, 0);
-    else
-        onesweep_tile<false, false>(st, tile, base, valid, local == 0, keys_in, keys_out, vals_in,
-                                    vals_out, status, offsets, shift, RADIX_BITS, 0, 0, 0, 0);
+    onesweep_tile<false>(st, tile, base, valid, local == 0, keys_in, keys_out, vals_in, vals_out,
+                         status, offsets, shift, RADIX_BITS, 0, 0, 0, 0, unstable);
 }
 
 // The in-bucket sort: block c sorts the keys of buckets [c << chunk_log2, (c + 1) << chunk_log2)
@@ -1002,38 +976,35 @@ hybrid_local_sort(const key_t *__restrict__ keys_in, key_t *__restrict__ keys_ou
         const u32 mask = (1u << min((u32)RADIX_BITS, sort_bits - shift)) - 1;
         for (u32 i = lane; i < RADIX; i += WARP_THREADS) st.warp_hist[warp][i] = 0;
         __syncwarp();
-        // The first pass of keys only ranks freely (as the pass kernel's free ranking): the
-        // count's atomic returns the rank. The padding takes no part (it would not rank last).
-        const bool free_rank = !HAS_VALUES && unstable && pass == 0;
-        u32 pos[HYBRID_LOCAL_ITEMS];
-        if (free_rank) {
 #pragma unroll
-            for (u32 j = 0; j < HYBRID_LOCAL_ITEMS; j++)
-                if (j < rounds && own + j * WARP_THREADS + lane < valid)
-                    pos[j] = atomicAdd(&st.warp_hist[warp][digit_of(k[j], shift, mask)], 1u);
-        } else {
-#pragma unroll
-            for (u32 j = 0; j < HYBRID_LOCAL_ITEMS; j++)
-                if (j < rounds) atomicAdd(&st.warp_hist[warp][digit_of(k[j], shift, mask)], 1u);
-        }
+        for (u32 j = 0; j < HYBRID_LOCAL_ITEMS; j++)
+            if (j < rounds) atomicAdd(&st.warp_hist[warp][digit_of(k[j], shift, mask)], 1u);
         __syncthreads();  // (also: every read of the previous pass's staging is done)
         u32 count = 0;
         if (tid < RADIX) count = digit_total<HYBRID_LOCAL_WARPS>(&st.warp_hist[0][0], RADIX, tid);
         u32 total;
         const u32 first = block_exclusive_scan_warps<HYBRID_LOCAL_WARPS>(count, st.ws, total);
         if (tid < RADIX) warp_starts<HYBRID_LOCAL_WARPS>(&st.warp_hist[0][0], RADIX, tid, first);
-        __syncthreads();
-        if (free_rank) {
+        const bool skewed = __syncthreads_or(tid < RADIX && count * FREE_RANK_SKEW > total);
+        u32 pos[HYBRID_LOCAL_ITEMS];
+        if (!HAS_VALUES && unstable && pass == 0 && !skewed) {
+            // The first pass of keys only ranks freely (as the pass kernel's free ranking), the
+            // real keys first, then the padding, which so ranks after them: a warp's atomics
+            // on a counter land in the order it issues them.
 #pragma unroll
             for (u32 j = 0; j < HYBRID_LOCAL_ITEMS; j++)
                 if (j < rounds && own + j * WARP_THREADS + lane < valid)
-                    pos[j] += st.warp_hist[warp][digit_of(k[j], shift, mask)];
+                    pos[j] = atomicAdd(&st.warp_hist[warp][digit_of(k[j], shift, mask)], 1u);
+#pragma unroll
+            for (u32 j = 0; j < HYBRID_LOCAL_ITEMS; j++)
+                if (j < rounds && own + j * WARP_THREADS + lane >= valid)
+                    pos[j] = atomicAdd(&st.warp_hist[warp][digit_of(k[j], shift, mask)], 1u);
         } else {
             warp_rank<RADIX_BITS>(k, pos, st.warp_hist[warp], shift, mask, rounds);
         }
 #pragma unroll
         for (u32 j = 0; j < HYBRID_LOCAL_ITEMS; j++) {
-            if (j < rounds && (!free_rank || own + j * WARP_THREADS + lane < valid)) {
+            if (j < rounds) {
                 st.keys[pos[j]] = k[j];
 #if HAS_VALUES
                 st.vals[pos[j]] = v[j];
@@ -1046,8 +1017,7 @@ hybrid_local_sort(const key_t *__restrict__ keys_in, key_t *__restrict__ keys_ou
             for (u32 j = 0; j < HYBRID_LOCAL_ITEMS; j++) {
                 const u32 p = own + j * WARP_THREADS + lane;
                 if (j < rounds) {
-                    // (After a free first pass the slots past `valid` were not staged.)
-                    k[j] = p < valid ? st.keys[p] : KEY_ALL_ONES;
+                    k[j] = st.keys[p];
 #if HAS_VALUES
                     v[j] = st.vals[p];
 #endif

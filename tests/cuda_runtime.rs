@@ -1488,12 +1488,13 @@ where
     assert_eq!(delta(b), (1, 0));
 }
 
-/// The free ranking of a keys-only sort's first pass (the count's shared atomic returns each
-/// key's rank, no ballots): on by default for keys-only sorts of whole keys, where it must give
-/// the reference's keys on every distribution and order, and never taken where the order among
-/// equal digits matters (a bit range short of the key, pairs, argsort), which must stay stable.
-/// Every sort here runs the pass kernel (many tiles and a partial last one); the backend's
-/// counter says which sorts ranked freely.
+/// The free ranking of a keys-only sort's first pass (a shared atomic on the digit's counter
+/// returns each key's position, no ballots; tiles whose digits are skewed rank by ballots): on
+/// by default for keys-only sorts of whole keys, where it must give the reference's keys on
+/// every distribution and order (free tiles, skewed tiles and both in one sort), and never
+/// taken where the order among equal digits matters (a bit range short of the key, pairs,
+/// argsort), which must stay stable. Every sort here runs the pass kernel (many tiles and a
+/// partial last one); the backend's counter says which sorts ranked freely.
 #[test]
 fn free_ranking_sorts_like_the_reference_and_only_where_order_is_free() {
     let Some(e) = gpu() else { return };
@@ -1534,13 +1535,24 @@ where
     let input: Vec<K> = keys(n, 40);
     // Skewed keys rank many equal digits per warp: the atomics' returns must stay distinct.
     let (a, b, c) = (keys::<K>(n, 42), keys::<K>(n, 43), keys::<K>(n, 44));
-    let and3: Vec<K> = (0..n)
-        .map(|i| {
-            use histosort::RadixBits;
-            let r =
-                a[i].to_radix().to_u128() & b[i].to_radix().to_u128() & c[i].to_radix().to_u128();
-            K::from_radix(K::Bits::from_u128(r))
-        })
+    let and = |three: bool| -> Vec<K> {
+        (0..n)
+            .map(|i| {
+                use histosort::RadixBits;
+                let mut r = a[i].to_radix().to_u128() & b[i].to_radix().to_u128();
+                if three {
+                    r &= c[i].to_radix().to_u128();
+                }
+                K::from_radix(K::Bits::from_u128(r))
+            })
+            .collect()
+    };
+    // AND of 2: the largest digit holds ~10% of a tile, which still ranks freely (contended
+    // atomics); AND of 3: ~34%, every tile ranks by ballots.
+    let (and2, and3) = (and(false), and(true));
+    // Free tiles, then skewed ones.
+    let mixed: Vec<K> = (0..n)
+        .map(|i| if i < n / 2 { input[i] } else { input[0] })
         .collect();
     let few: Vec<K> = (0..n).map(|i| input[i % 5]).collect();
     let mut sorted = input.clone();
@@ -1552,7 +1564,9 @@ where
     for o in [os.clone(), os.clone().descending()] {
         for (v, name) in [
             (&input, "uniform"),
+            (&and2, "AND of 2"),
             (&and3, "AND of 3"),
+            (&mixed, "half uniform, half equal"),
             (&few, "5 distinct"),
             (&sorted, "sorted"),
             (&odd, "uniform, another partial tile"),

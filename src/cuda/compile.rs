@@ -149,7 +149,7 @@ impl ModuleSpec {
 /// which `HISTOSORT_KERNEL_DEFINES="LOOKBACK=4,PASS_MIN_BLOCKS=4"` may override for tuning
 /// experiments with one binary. Overridden modules get their own cache entries.
 pub const OVERRIDABLE_DEFINES: [&str; 9] = [
-    "FREE_RANK_SMEM",
+    "FREE_RANK_SKEW",
     "LB_DELAY_FIRST",
     "LB_DELAY_RETRY",
     "STORE_STREAMING",

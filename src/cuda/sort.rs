@@ -20,7 +20,7 @@ use crate::tuning::cuda::{
     onesweep_pass_shape, onesweep_prefetch_ahead, onesweep_values_late, rank_sort_limit,
     rank_sort_max, ClusterShape, OnesweepShape, CLUSTER_SORT_BLOCKS, CLUSTER_SORT_ITEMS,
     CLUSTER_SORT_THREADS, ELEMENTWISE_THREADS, HYBRID_FILL_16THS, HYBRID_LOCAL_MIN_BLOCKS,
-    HYBRID_LOCAL_THREADS, ONESWEEP_FREE_RANK_SMEM, ONESWEEP_FUSED_ITEMS, ONESWEEP_FUSED_MAX,
+    HYBRID_LOCAL_THREADS, ONESWEEP_FREE_RANK_SKEW, ONESWEEP_FUSED_ITEMS, ONESWEEP_FUSED_MAX,
     ONESWEEP_HIST_LANES_PASSES, ONESWEEP_HIST_LANES_THREADS, ONESWEEP_LOOKBACK,
     ONESWEEP_RADIX_BITS, ONESWEEP_RANK_BALLOT, ONESWEEP_SKIP_MIN, ONESWEEP_THREADS,
     RANK_SORT_THREADS, SM90_SHARED_PER_BLOCK_OPTIN, THREE_PHASE_DIGIT_BITS,
@@ -180,7 +180,7 @@ fn onesweep_spec_shape(
         .define("PASS_MIN_BLOCKS", shape.min_blocks)
         .define("PASS_SMEM_BYTES", shape.shared_bytes(kb, value_bytes))
         .define("VALUES_LATE", onesweep_values_late(kb, value_bytes))
-        .define("FREE_RANK_SMEM", ONESWEEP_FREE_RANK_SMEM)
+        .define("FREE_RANK_SKEW", ONESWEEP_FREE_RANK_SKEW)
         .define("KEY_BITS", bits)
         .define("KEY_KIND", kind)
         .define("VALUE_BYTES", value_bytes)

@@ -413,17 +413,25 @@ pub const fn hybrid_local_items(key_bytes: u32, value_bytes: u32) -> u32 {
 /// (numerator over 16): the largest chunk of uniform keys stays well below the capacity.
 pub const HYBRID_FILL_16THS: u64 = 8;
 
-/// How a freely ranked pass (see [`free_rank`]) gets each key's rank: 1, the early count's
-/// shared atomic returns the key's rank within its warp, which waits out the block scan as a
-/// 16-bit word in the tile's staging area (one more barrier per tile); 0, the count takes no
-/// results and a second shared atomic on the seeded counter returns the key's tile position.
-/// `HISTOSORT_KERNEL_DEFINES=FREE_RANK_SMEM=N` overrides it.
-pub const ONESWEEP_FREE_RANK_SMEM: u32 = 1;
+/// A tile of a freely ranked pass (see [`free_rank`]) ranks with a shared atomic per key only
+/// where no digit holds more than 1/`ONESWEEP_FREE_RANK_SKEW` of its keys; elsewhere the lanes'
+/// atomics on one counter serialize and the ballot ranking is faster. H200, session 19, u32 /
+/// u64 keys at 2^26 ranked freely in every full tile, against ballots (ms): uniform 1.174 /
+/// 3.332 vs 1.216 / 3.327, entropy 0.811 (largest digit ~10% of the keys) 1.195 / 3.263 vs 1.224
+/// / 3.273, 0.544 (~34%) 1.205 / 3.151 vs 1.178 / 3.103, 0.201 (~78%) 1.212 / 3.021 vs 1.105 /
+/// 2.907, all equal 0.732 / 1.028 vs 0.588 / 0.897, 64 distinct values 1.051 / 2.824 vs 1.087 /
+/// 2.856, 2 distinct 1.094 / 2.793 vs 1.065 / 2.759. `HISTOSORT_KERNEL_DEFINES=FREE_RANK_SKEW=N`
+/// overrides it.
+pub const ONESWEEP_FREE_RANK_SKEW: u32 = 8;
 
 /// Whether the onesweep sort ranks the first pass of a keys-only sort of whole keys (and the
 /// hybrid sort's MSD passes and first in-bucket pass) without ballots: keys of equal image are
-/// equal, so their order within a digit is free, and the count's shared atomic returns each
-/// key's rank. `HISTOSORT_FREE_RANK=0` turns it off. (Measured in bench/NOTES.md, session 18.)
+/// equal, so their order within a digit is free, and a shared atomic on the digit's seeded
+/// counter returns each key's position (in tiles whose digits are not skewed, see
+/// [`ONESWEEP_FREE_RANK_SKEW`]). `HISTOSORT_FREE_RANK=0` turns it off. H200, session 19, two
+/// rounds, ms, off / on: u32 keys 2^24 0.340-0.345 / 0.331-0.333, 2^28 4.607-4.625 /
+/// 4.505-4.510; f32 2^28 4.646-4.659 / 4.526-4.531; u64 2^24 and 2^26 within 1%, 2^28 (hybrid)
+/// 12.434-12.438 / 11.750-11.755 (bench/NOTES.md).
 pub fn free_rank() -> bool {
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *ON.get_or_init(|| env_tuning::<u32>("HISTOSORT_FREE_RANK").is_none_or(|v| v != 0))
