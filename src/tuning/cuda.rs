@@ -431,7 +431,8 @@ pub const ONESWEEP_FREE_RANK_SKEW: u32 = 8;
 /// [`ONESWEEP_FREE_RANK_SKEW`]). `HISTOSORT_FREE_RANK=0` turns it off. H200, session 19, two
 /// rounds, ms, off / on: u32 keys 2^24 0.340-0.345 / 0.331-0.333, 2^28 4.607-4.625 /
 /// 4.505-4.510; f32 2^28 4.646-4.659 / 4.526-4.531; u64 2^24 and 2^26 within 1%, 2^28 (hybrid)
-/// 12.434-12.438 / 11.750-11.755 (bench/NOTES.md).
+/// 12.434-12.438 / 11.750-11.755; with the fallback for skewed tiles (run 3): u32 2^28 4.667 /
+/// 4.541, f32 4.728 / 4.601, u64 12.491 / 11.940, skewed keys within 1% (bench/NOTES.md).
 pub fn free_rank() -> bool {
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *ON.get_or_init(|| env_tuning::<u32>("HISTOSORT_FREE_RANK").is_none_or(|v| v != 0))
