@@ -1,6 +1,6 @@
-//! Experiment (issue 5): the free ranking of a keys-only sort's first pass (the count's shared
-//! atomic returns the rank; no ballots) against the stable ranking, on skewed keys as well as
-//! uniform ones. For each distribution, u32 and u64 keys: the sort timed with the free ranking
+//! Experiment (issue 5): the free ranking of a keys-only sort's first pass (a shared atomic on
+//! the digit's counter returns each key's position; no ballots; skewed tiles keep the ballots)
+//! against the stable ranking, on skewed keys as well as uniform ones. For each distribution, u32 and u64 keys: the sort timed with the free ranking
 //! on and off (median of 15 sorts after 3 warm-ups, each synchronised; out of place from an input
 //! never written; a fresh plan per setting), and both outputs checked against the CPU's sort at
 //! every element.
@@ -9,24 +9,10 @@
 use histosort::cuda::{CudaBackend, DeviceBuffer};
 use histosort::gen::{generate, Distribution};
 use histosort::{RadixKey, SortOptions};
-use std::time::Instant;
 
-fn median_ms(b: &CudaBackend, mut f: impl FnMut() -> histosort::Result<()>) -> (f64, f64, f64) {
-    for _ in 0..3 {
-        f().unwrap();
-    }
-    b.sync().unwrap();
-    let mut t: Vec<f64> = (0..15)
-        .map(|_| {
-            let s = Instant::now();
-            f().unwrap();
-            b.sync().unwrap();
-            s.elapsed().as_secs_f64() * 1e3
-        })
-        .collect();
-    t.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    (t[7], t[0], t[14])
-}
+#[path = "support/timing.rs"]
+mod timing;
+use timing::median_ms;
 
 fn case<K: RadixKey>(b: &CudaBackend, dist: &Distribution, n: usize) {
     let input: Vec<K> = generate(dist, n, 7);

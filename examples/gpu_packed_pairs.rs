@@ -7,24 +7,10 @@
 //! `cargo run --release --example gpu_packed_pairs -- [lg_n ...]` (default 24 26)
 use histosort::cuda::{CudaBackend, DeviceBuffer};
 use histosort::SortOptions;
-use std::time::Instant;
 
-fn median_ms(b: &CudaBackend, mut f: impl FnMut() -> histosort::Result<()>) -> (f64, f64, f64) {
-    for _ in 0..3 {
-        f().unwrap();
-    }
-    b.sync().unwrap();
-    let mut t: Vec<f64> = (0..15)
-        .map(|_| {
-            let s = Instant::now();
-            f().unwrap();
-            b.sync().unwrap();
-            s.elapsed().as_secs_f64() * 1e3
-        })
-        .collect();
-    t.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    (t[7], t[0], t[14])
-}
+#[path = "support/timing.rs"]
+mod timing;
+use timing::median_ms;
 
 fn main() {
     let b = CudaBackend::new(0).expect("a CUDA device");

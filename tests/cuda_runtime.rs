@@ -56,6 +56,16 @@ fn size(n: usize) -> usize {
     }
 }
 
+/// 2^22 + 3 keys, or under compute-sanitizer just past the single-launch sort's largest input
+/// (the smallest that reaches the multi-kernel sorts).
+fn multi_kernel_size() -> usize {
+    if size(1 << 22) < 1 << 22 {
+        histosort::tuning::cuda::ONESWEEP_FUSED_MAX + 3
+    } else {
+        (1 << 22) + 3
+    }
+}
+
 /// SplitMix64: deterministic, full-width random bits.
 fn random_bits(n: usize, seed: u64) -> Vec<u64> {
     let mut s = seed;
@@ -1340,11 +1350,7 @@ fn hybrid_sort_takes_uniform_keys_and_falls_back_on_skew() {
     // defaults are higher, or off), so that the cases stay quick; under compute-sanitizer from
     // just past the single-launch sort's largest input (smaller inputs never reach the hybrid).
     let g = e.cuda().unwrap();
-    let n = if size(1 << 22) < 1 << 22 {
-        histosort::tuning::cuda::ONESWEEP_FUSED_MAX + 3
-    } else {
-        (1 << 22) + 3
-    };
+    let n = multi_kernel_size();
     g.set_hybrid_min(4, Some(n - 3));
     g.set_hybrid_min(8, Some(n - 3));
     hybrid_cases::<u32, i32, f32>(&e, n);
@@ -1499,11 +1505,7 @@ where
 fn free_ranking_sorts_like_the_reference_and_only_where_order_is_free() {
     let Some(e) = gpu() else { return };
     let g = e.cuda().unwrap();
-    let n = if size(1 << 22) < 1 << 22 {
-        histosort::tuning::cuda::ONESWEEP_FUSED_MAX + 3
-    } else {
-        (1 << 22) + 3
-    };
+    let n = multi_kernel_size();
     // (The hybrid sort's free passes are covered by its own test.)
     g.set_hybrid_min(4, None);
     g.set_hybrid_min(8, None);
