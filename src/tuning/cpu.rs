@@ -55,8 +55,16 @@ pub const NT_SCATTER: bool = true;
 /// by the last scatter, whose destination lines were read from memory first.
 pub const NT_OUTPUT: bool = true;
 /// Data from this many bytes on takes the non-temporal MSD scatter (it would not stay in the
-/// caches for the bucket pass anyway).
-pub const NT_MIN_BYTES: usize = 16 << 20;
+/// caches for the bucket pass anyway). Below it the scattered data is still in the last-level
+/// cache when the bucket pass reads it, and non-temporal stores would send it through memory.
+/// Intel dev VM (2 MiB L2 per core, 2 threads), session 20, `examples/cpu_sort_prof`, best of
+/// 8-20 sorts per call, settings alternating for 4-5 rounds (range of the rounds' bests, ms),
+/// non-temporal against cached stores: 16 MiB: u32 2^22 11.98-12.32 / 11.13-11.54, u64 2^21
+/// 8.75-9.12 / 8.00-8.08, pairs u32/u32 2^21 8.67-8.86 / 7.47-7.76 (cached 7-14% faster);
+/// 32 MiB: u32 2^23 23.89-24.73 / 28.68-29.92 (non-temporal 17% faster), u64 2^22 and pairs
+/// 2^22 a toss-up whose cached side swings by 30% between rounds (pairs 15.7-22.1 ms against
+/// 16.4-17.3), so they stay non-temporal; 64 MiB and up non-temporal by 8-25%.
+pub const NT_MIN_BYTES: usize = 32 << 20;
 /// Below this many elements the staging buffers cost more than they save.
 pub const WC_MIN_LEN: usize = 1 << 12;
 /// Inputs up to this length take std's stable sort on the radix image instead of LSD passes.
