@@ -82,8 +82,8 @@ __device__ __forceinline__ void store_status(status_t *p, status_t v) {
 // device's shared memory holds) passes from pass `pass0`, in one block of LANES_THREADS per SM. Keys are
 // read 16 bytes at a time from the first 16-byte boundary; the keys before it and the tail
 // after the last whole vector are counted one by one by block 0.
-#if !defined(LANES_THREADS) || !defined(LANES_PASSES)
-#error "LANES_THREADS and LANES_PASSES (the lane-private digit histogram's shape) must be defined"
+#if !defined(LANES_THREADS) || !defined(LANES_PASSES) || !defined(LANES_MIN_BLOCKS)
+#error "LANES_THREADS, LANES_PASSES and LANES_MIN_BLOCKS (the digit histogram's shape) must be defined"
 #endif
 static_assert(LANES_PASSES == 4, "count_lanes dispatches 1 to 4 passes");
 #define LANES_VEC (sizeof(key_t) >= 16 ? 1 : 16 / sizeof(key_t))
@@ -103,17 +103,18 @@ __device__ __forceinline__ void count_key_lanes(u32 *col, key_t k, const u32 (&s
 }
 
 // The counting loop for NP passes (a compile-time count, so the loop has no per-pass tests).
+// The block reads slice `slice` of `slices` (the keys' vectors strided over the slices).
 template <int NP>
 __device__ __forceinline__ void count_lanes(u32 *col, const key_t *keys, u64 n,
                                             const u32 (&shift)[LANES_PASSES],
                                             const u32 (&mask)[LANES_PASSES], u32 desc,
-                                            u32 transform) {
+                                            u32 transform, u32 slice, u32 slices) {
     const u64 addr = (u64)keys;
     const u64 head = min(n, (u64)(((16 - addr % 16) % 16) / sizeof(key_t)));
     const KeyVec *vec = (const KeyVec *)(keys + head);
     const u64 nvec = (n - head) / LANES_VEC;
-    const u64 stride = (u64)gridDim.x * LANES_THREADS;
-    u64 i = (u64)blockIdx.x * LANES_THREADS + threadIdx.x;
+    const u64 stride = (u64)slices * LANES_THREADS;
+    u64 i = (u64)slice * LANES_THREADS + threadIdx.x;
     // Two vectors per step, the next step's two loaded before this step's are counted, so the
     // loads of one step fly while the atomics of the previous one run.
     KeyVec a, b;
@@ -135,7 +136,7 @@ __device__ __forceinline__ void count_lanes(u32 *col, const key_t *keys, u64 n,
         a = na;
         b = nb;
     }
-    if (blockIdx.x == 0) {
+    if (slice == 0) {
         // At most LANES_VEC - 1 keys on each side.
         const u64 tail = head + nvec * LANES_VEC;
         if (threadIdx.x < head)
@@ -146,14 +147,23 @@ __device__ __forceinline__ void count_lanes(u32 *col, const key_t *keys, u64 n,
     }
 }
 
-extern "C" __global__ void __launch_bounds__(LANES_THREADS, 1)
+// Counts passes [pass0, pass0 + npasses) in `groups` groups of `per_group` (at most
+// LANES_PASSES; the last group may have fewer): block b counts group b % groups over slice
+// b / groups of the keys. The host launches one wave (every
+// block resident), so the blocks of a slice read the same keys at about the same time, and
+// the L2 serves all but the first of them: one read of the keys from memory for up to
+// `groups` * LANES_PASSES passes (64-bit keys: 8 passes in 2 groups).
+extern "C" __global__ void __launch_bounds__(LANES_THREADS, LANES_MIN_BLOCKS)
 onesweep_histogram_lanes(const key_t *__restrict__ keys, u64 n, u32 *__restrict__ hist,
                          u32 begin_bit, u32 end_bit, u32 pass0, u32 npasses, u32 desc,
-                         u32 transform) {
+                         u32 transform, u32 groups, u32 per_group) {
     // Chained launches: the keys are the sort's input, which nothing before this kernel in the
     // chain writes, so they are counted at once; only the merge into `hist` (cleared by the
     // kernel before) waits.
     launch_dependents();
+    const u32 group = blockIdx.x % groups;
+    pass0 += group * per_group;
+    npasses = min(npasses - group * per_group, per_group);
     extern __shared__ u32 s_lanes[];
     const u32 words = npasses * RADIX * WARP_THREADS;
     for (u32 i = threadIdx.x; i < words; i += LANES_THREADS) s_lanes[i] = 0;
@@ -166,11 +176,12 @@ onesweep_histogram_lanes(const key_t *__restrict__ keys, u64 n, u32 *__restrict_
         mask[p] = (1u << w) - 1;
     }
     u32 *col = s_lanes + lane_id();
+    const u32 slice = blockIdx.x / groups, slices = gridDim.x / groups;
     switch (npasses) {
-    case 1: count_lanes<1>(col, keys, n, shift, mask, desc, transform); break;
-    case 2: count_lanes<2>(col, keys, n, shift, mask, desc, transform); break;
-    case 3: count_lanes<3>(col, keys, n, shift, mask, desc, transform); break;
-    default: count_lanes<4>(col, keys, n, shift, mask, desc, transform); break;
+    case 1: count_lanes<1>(col, keys, n, shift, mask, desc, transform, slice, slices); break;
+    case 2: count_lanes<2>(col, keys, n, shift, mask, desc, transform, slice, slices); break;
+    case 3: count_lanes<3>(col, keys, n, shift, mask, desc, transform, slice, slices); break;
+    default: count_lanes<4>(col, keys, n, shift, mask, desc, transform, slice, slices); break;
     }
     __syncthreads();
     grid_dependency_wait();

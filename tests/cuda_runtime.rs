@@ -1117,7 +1117,7 @@ fn onesweep_digit_histograms_at_any_alignment() {
                     }
                 }
                 let ptr = d.device_ptr(g) + (off * size) as u64;
-                for per_launch in [4, 1] {
+                for per_launch in [4, 3, 1] {
                     let got = g
                         .onesweep_digit_histograms::<K>(ptr, n, &o, per_launch)
                         .unwrap();

@@ -15,13 +15,13 @@ use crate::error::{Error, Result};
 use crate::key::{DType, RadixBits, RadixKey, SortIndex, Value};
 use crate::options::SortOptions;
 use crate::tuning::cuda::{
-    cluster_sort_limit, cluster_sort_shape, cluster_sort_threads, hybrid_local_items,
-    onesweep_default_shape, onesweep_fused_items, onesweep_items, onesweep_narrow_shape,
-    onesweep_pass_shape, onesweep_prefetch_ahead, onesweep_values_late, rank_sort_limit,
-    rank_sort_max, ClusterShape, OnesweepShape, CLUSTER_SORT_BLOCKS, CLUSTER_SORT_ITEMS,
-    CLUSTER_SORT_THREADS, ELEMENTWISE_THREADS, HYBRID_FILL_16THS, HYBRID_LOCAL_MIN_BLOCKS,
-    HYBRID_LOCAL_THREADS, ONESWEEP_FREE_RANK_SKEW, ONESWEEP_FUSED_ITEMS, ONESWEEP_FUSED_MAX,
-    ONESWEEP_HIST_LANES_PASSES, ONESWEEP_HIST_LANES_THREADS, ONESWEEP_LOOKBACK,
+    cluster_sort_limit, cluster_sort_shape, cluster_sort_threads, hist_one_read,
+    hybrid_local_items, onesweep_default_shape, onesweep_fused_items, onesweep_hist_shape,
+    onesweep_items, onesweep_narrow_shape, onesweep_pass_shape, onesweep_prefetch_ahead,
+    onesweep_values_late, rank_sort_limit, rank_sort_max, ClusterShape, OnesweepShape,
+    CLUSTER_SORT_BLOCKS, CLUSTER_SORT_ITEMS, CLUSTER_SORT_THREADS, ELEMENTWISE_THREADS,
+    HYBRID_FILL_16THS, HYBRID_LOCAL_MIN_BLOCKS, HYBRID_LOCAL_THREADS, ONESWEEP_FREE_RANK_SKEW,
+    ONESWEEP_FUSED_ITEMS, ONESWEEP_FUSED_MAX, ONESWEEP_HIST_LANES_PASSES, ONESWEEP_LOOKBACK,
     ONESWEEP_RADIX_BITS, ONESWEEP_RANK_BALLOT, ONESWEEP_SKIP_MIN, ONESWEEP_THREADS,
     RANK_SORT_THREADS, SM90_SHARED_PER_BLOCK_OPTIN, THREE_PHASE_DIGIT_BITS,
     THREE_PHASE_DIGIT_WIDTHS, THREE_PHASE_ITEMS, THREE_PHASE_THREADS, THREE_PHASE_TILE,
@@ -185,8 +185,9 @@ fn onesweep_spec_shape(
         .define("KEY_KIND", kind)
         .define("VALUE_BYTES", value_bytes)
         .define("STATUS_BITS", status_bits)
-        .define("LANES_THREADS", ONESWEEP_HIST_LANES_THREADS)
-        .define("LANES_PASSES", ONESWEEP_HIST_LANES_PASSES);
+        .define("LANES_THREADS", onesweep_hist_shape().threads)
+        .define("LANES_PASSES", ONESWEEP_HIST_LANES_PASSES)
+        .define("LANES_MIN_BLOCKS", onesweep_hist_shape().min_blocks);
     Ok(if has_hybrid(key, status_bits) && hybrid {
         let (_, bytes) = hybrid_local_shape(kb, value_bytes);
         spec.define("HYBRID_LOCAL_THREADS", HYBRID_LOCAL_THREADS)
@@ -323,6 +324,9 @@ struct DigitHistogram {
     f: CudaFunction,
     per_launch: u32,
     shared: u32,
+    threads: u32,
+    /// Blocks an SM holds at once.
+    per_sm: u32,
 }
 
 struct Onesweep {
@@ -642,7 +646,7 @@ impl CudaBackend {
             rank,
             cluster,
             fused,
-            histogram: self.digit_histogram(&spec, passes, ONESWEEP_HIST_LANES_PASSES)?,
+            histogram: self.digit_histogram(&spec, passes, onesweep_hist_shape().passes)?,
             clear: self.function(&spec, "onesweep_clear")?,
             scan_histogram: self.function(&spec, "onesweep_scan_histogram")?,
             pass: self.onesweep_pass_function(&spec, shape, pass_shared)?,
@@ -954,12 +958,24 @@ impl CudaBackend {
             .min(ONESWEEP_HIST_LANES_PASSES)
             .min(self.info.shared_per_block_optin / table)
             .max(1);
+        let threads = onesweep_hist_shape().threads;
         let f = self.function(spec, "onesweep_histogram_lanes")?;
         allow_dynamic_shared(&f, per_launch * table, "onesweep_histogram_lanes")?;
+        // Asked for each plan: the shared memory depends on the passes counted.
+        let per_sm = f
+            .occupancy_max_active_blocks_per_multiprocessor(
+                threads,
+                (per_launch * table) as usize,
+                None,
+            )
+            .map_err(|e| driver_err("cuOccupancyMaxActiveBlocksPerMultiprocessor", e))?
+            .max(1);
         Ok(DigitHistogram {
             f,
             per_launch,
             shared: per_launch * table,
+            threads,
+            per_sm,
         })
     }
 
@@ -977,14 +993,21 @@ impl CudaBackend {
         desc: u32,
         chained: bool,
     ) -> Result<()> {
-        // One block per SM (its counters take most of the shared memory), fewer for small
-        // inputs; passes in groups of `per_launch`, each a read of the keys.
-        let grid = n
-            .div_ceil(ONESWEEP_HIST_LANES_THREADS as u64 * 16)
-            .clamp(1, self.info.sm_count.max(1) as u64) as u32;
+        // One wave of resident blocks (their counters take most of the shared memory), fewer
+        // for small inputs. Passes in groups of `per_launch`, all groups in one launch: the
+        // blocks split into as many sets as groups, each set reads all the keys and counts one
+        // group, and the sets read the same keys at about the same time, so memory sees one
+        // read (the L2 serves the others).
+        let wave = self.info.sm_count.max(1) * h.per_sm.max(1);
+        let most_groups = if hist_one_read() { wave } else { 1 };
         let mut pass0 = 0;
         while pass0 < passes {
-            let np = (passes - pass0).min(h.per_launch);
+            let groups = (passes - pass0).div_ceil(h.per_launch).min(most_groups);
+            let np = (passes - pass0).min(groups * h.per_launch);
+            let slices = n
+                .div_ceil(h.threads as u64 * 16)
+                .clamp(1, (wave / groups) as u64) as u32;
+            let grid = slices * groups;
             let args = [
                 KArg::U64(keys),
                 KArg::U64(n),
@@ -995,12 +1018,10 @@ impl CudaBackend {
                 KArg::U32(np),
                 KArg::U32(desc),
                 KArg::U32(1),
+                KArg::U32(groups),
+                KArg::U32(h.per_launch),
             ];
-            let (f, name, t) = (
-                &h.f,
-                "onesweep_histogram_lanes",
-                ONESWEEP_HIST_LANES_THREADS,
-            );
+            let (f, name, t) = (&h.f, "onesweep_histogram_lanes", h.threads);
             if chained {
                 self.launch_chained(f, name, grid, t, h.shared, &args)?;
             } else {

@@ -89,6 +89,64 @@ pub const HIST_CHUNK: u64 = 1 << 31;
 /// 395 / 105 us for 2^28 / 2^26 u32 keys, a step ahead 339 / 89.5 us.
 pub const ONESWEEP_HIST_LANES_THREADS: u32 = 1024;
 pub const ONESWEEP_HIST_LANES_PASSES: u32 = 4;
+/// Blocks per SM the digit histogram's launch bounds ask for (registers per thread at most
+/// 64K / (threads x blocks)).
+pub const ONESWEEP_HIST_LANES_MIN_BLOCKS: u32 = 1;
+
+/// The digit histogram's block: threads, passes counted per block (32 KiB of shared memory
+/// each) and the blocks per SM its launch bounds ask for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HistLanesShape {
+    pub threads: u32,
+    pub passes: u32,
+    pub min_blocks: u32,
+}
+
+impl HistLanesShape {
+    pub const DEFAULT: HistLanesShape = HistLanesShape {
+        threads: ONESWEEP_HIST_LANES_THREADS,
+        passes: ONESWEEP_HIST_LANES_PASSES,
+        min_blocks: ONESWEEP_HIST_LANES_MIN_BLOCKS,
+    };
+}
+
+impl std::str::FromStr for HistLanesShape {
+    type Err = String;
+    /// Parses `key=value` pairs (threads, passes, blocks) over the defaults.
+    fn from_str(spec: &str) -> std::result::Result<Self, String> {
+        let mut s = HistLanesShape::DEFAULT;
+        parse_settings(
+            spec,
+            "a digit histogram shape setting (threads 64-1024 in multiples of 32, passes 1-4, blocks 1-8)",
+            |k, v| {
+                match k {
+                    "threads" if v % 32 == 0 && (64..=1024).contains(&v) => s.threads = v,
+                    "passes" if (1..=ONESWEEP_HIST_LANES_PASSES).contains(&v) => s.passes = v,
+                    "blocks" if (1..=8).contains(&v) => s.min_blocks = v,
+                    _ => return false,
+                }
+                true
+            },
+        )?;
+        Ok(s)
+    }
+}
+
+/// The digit histogram's shape: [`HistLanesShape::DEFAULT`], or `HISTOSORT_HIST_LANES` (e.g.
+/// `threads=512,passes=2,blocks=3`) where it is set and valid.
+pub fn onesweep_hist_shape() -> HistLanesShape {
+    static SHAPE: std::sync::OnceLock<HistLanesShape> = std::sync::OnceLock::new();
+    *SHAPE.get_or_init(|| env_tuning("HISTOSORT_HIST_LANES").unwrap_or(HistLanesShape::DEFAULT))
+}
+
+/// Whether the digit histogram counts more passes than one block holds in one launch, the SMs
+/// split into sets that each count a group of passes over all the keys at the same time (one
+/// read from memory, the L2 serving the other sets), rather than one launch and one read per
+/// group. `HISTOSORT_HIST_ONE_READ=0` turns it off.
+pub fn hist_one_read() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| env_tuning::<u32>("HISTOSORT_HIST_ONE_READ").is_none_or(|v| v != 0))
+}
 
 /// The shared memory an sm_90 block may opt in to (227 KiB; 228 KiB per SM): the limit the
 /// kernel compile check holds the shared-memory-sized shapes to.
@@ -410,7 +468,10 @@ pub const fn hybrid_local_items(key_bytes: u32, value_bytes: u32) -> u32 {
 }
 
 /// Chunks of buckets are sized so that an average chunk fills this share of a block's capacity
-/// (numerator over 16): the largest chunk of uniform keys stays well below the capacity.
+/// (numerator over 16): the largest chunk of uniform keys stays well below the capacity. One
+/// bucket per block instead (64-bit keys below 2^28: six in-bucket passes instead of seven)
+/// was far slower: H200, session 20, u64 keys 2^24 / 2^26 / 2^27, ms: 5.51 / 7.53 / 8.76
+/// against 0.98 / 3.43 / 6.72 (65,536 blocks each paying the kernel's fixed cost per pass).
 pub const HYBRID_FILL_16THS: u64 = 8;
 
 /// A tile of a freely ranked pass (see [`free_rank`]) ranks with a shared atomic per key only
