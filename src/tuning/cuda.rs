@@ -971,6 +971,28 @@ mod tests {
     }
 
     #[test]
+    fn hist_lanes_shapes_parse_over_the_defaults() {
+        let d = HistLanesShape::DEFAULT;
+        assert_eq!("".parse::<HistLanesShape>(), Ok(d));
+        let s = "threads=512, blocks=4".parse::<HistLanesShape>().unwrap();
+        assert_eq!((s.threads, s.passes, s.min_blocks), (512, d.passes, 4));
+        let s = "passes=1".parse::<HistLanesShape>().unwrap();
+        assert_eq!((s.threads, s.passes), (d.threads, 1));
+        for bad in [
+            "threads=1056",
+            "threads=48",
+            "passes=0",
+            "passes=5",
+            "blocks=0",
+            "blocks=9",
+            "vecs=2",
+            "threads",
+        ] {
+            assert!(bad.parse::<HistLanesShape>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
     fn scan_shapes_parse_over_the_defaults() {
         let d = ScanLbShape::DEFAULT;
         assert_eq!("".parse::<ScanLbShape>(), Ok(d));
