@@ -87,6 +87,10 @@ pub const HIST_CHUNK: u64 = 1 << 31;
 /// byte histogram before its lane-private version). Its loop loads the next two 16-byte vectors
 /// before counting the current two: H200, session 7 (ncu), loading and counting in turn took
 /// 395 / 105 us for 2^28 / 2^26 u32 keys, a step ahead 339 / 89.5 us.
+/// More warps per SM with fewer passes per block (the groups of passes then read the keys from
+/// the L2 once each) were slower: H200, session 20, ncu at base clocks, u32 keys 2^28, the
+/// histogram, threads x passes x blocks per SM: 1024 x 4 x 1 444 us, 1024 x 2 x 2 519-525,
+/// 512 x 2 x 3 524-525, 512 x 1 x 4 698-700.
 pub const ONESWEEP_HIST_LANES_THREADS: u32 = 1024;
 pub const ONESWEEP_HIST_LANES_PASSES: u32 = 4;
 /// Blocks per SM the digit histogram's launch bounds ask for (registers per thread at most
@@ -142,7 +146,10 @@ pub fn onesweep_hist_shape() -> HistLanesShape {
 /// Whether the digit histogram counts more passes than one block holds in one launch, the SMs
 /// split into sets that each count a group of passes over all the keys at the same time (one
 /// read from memory, the L2 serving the other sets), rather than one launch and one read per
-/// group. `HISTOSORT_HIST_ONE_READ=0` turns it off.
+/// group. `HISTOSORT_HIST_ONE_READ=0` turns it off. H200, session 20: u64 keys 2^26, ncu, one
+/// launch 304-306 us reading 537 MB from memory against two of 164-165 us reading 537 MB each;
+/// whole sorts (two rounds, ms, on / off) 2^22 0.291-0.292 / 0.297-0.298, 2^24 0.911-0.914 /
+/// 0.926-0.928, 2^26 3.297-3.306 / 3.323-3.328.
 pub fn hist_one_read() -> bool {
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *ON.get_or_init(|| env_tuning::<u32>("HISTOSORT_HIST_ONE_READ").is_none_or(|v| v != 0))
