@@ -78,10 +78,10 @@ __device__ __forceinline__ void store_status(status_t *p, status_t v) {
 // byte histogram's `hist_lane_private`): the counter of (pass p, digit d) for lane l sits at
 // s[(p * RADIX + d) * 32 + l], so a warp's 32 atomics always fall in 32 different banks whatever
 // the digits (4 sub-histograms per block paid ~3.5 conflicts per atomic on uniform keys). That
-// table is 32 KiB per pass: one launch counts `npasses` (1 to LANES_PASSES, as many as the
-// device's shared memory holds) passes from pass `pass0`, in one block of LANES_THREADS per SM. Keys are
-// read 16 bytes at a time from the first 16-byte boundary; the keys before it and the tail
-// after the last whole vector are counted one by one by block 0.
+// table is 32 KiB per pass: a block counts up to LANES_PASSES passes (as many as the device's
+// shared memory holds), in blocks of LANES_THREADS, one wave of them. Keys are read 16 bytes at
+// a time from the first 16-byte boundary; the keys before it and the tail after the last whole
+// vector are counted one by one by the blocks of slice 0.
 #if !defined(LANES_THREADS) || !defined(LANES_PASSES) || !defined(LANES_MIN_BLOCKS)
 #error "LANES_THREADS, LANES_PASSES and LANES_MIN_BLOCKS (the digit histogram's shape) must be defined"
 #endif
@@ -149,10 +149,10 @@ __device__ __forceinline__ void count_lanes(u32 *col, const key_t *keys, u64 n,
 
 // Counts passes [pass0, pass0 + npasses) in `groups` groups of `per_group` (at most
 // LANES_PASSES; the last group may have fewer): block b counts group b % groups over slice
-// b / groups of the keys. The host launches one wave (every
-// block resident), so the blocks of a slice read the same keys at about the same time, and
-// the L2 serves all but the first of them: one read of the keys from memory for up to
-// `groups` * LANES_PASSES passes (64-bit keys: 8 passes in 2 groups).
+// b / groups of the keys. The host launches one wave (every block resident), so the blocks of
+// a slice read the same keys at about the same time, and the L2 serves all but the first of
+// them: one read of the keys from memory for all the passes (64-bit keys: 8 passes in 2
+// groups of 4).
 extern "C" __global__ void __launch_bounds__(LANES_THREADS, LANES_MIN_BLOCKS)
 onesweep_histogram_lanes(const key_t *__restrict__ keys, u64 n, u32 *__restrict__ hist,
                          u32 begin_bit, u32 end_bit, u32 pass0, u32 npasses, u32 desc,
