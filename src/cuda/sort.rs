@@ -318,11 +318,11 @@ struct ThreePhase {
     scan: ScanScratch,
 }
 
-/// The onesweep sort's digit histogram kernel, the passes it counts per launch (per read of
-/// the keys) and the shared memory that takes.
+/// The onesweep sort's digit histogram kernel, the passes one block counts and the shared
+/// memory that takes, its threads and how many of its blocks an SM holds.
 struct DigitHistogram {
     f: CudaFunction,
-    per_launch: u32,
+    per_block: u32,
     shared: u32,
     threads: u32,
     /// Blocks an SM holds at once.
@@ -950,30 +950,30 @@ impl CudaBackend {
     }
 
     /// The digit histogram kernel of `spec` for `passes` passes, counting at most `most` of them
-    /// per launch (fewer where the device's opt-in shared memory holds fewer 32 KiB tables).
+    /// per block (fewer where the device's opt-in shared memory holds fewer 32 KiB tables).
     fn digit_histogram(&self, spec: &ModuleSpec, passes: u32, most: u32) -> Result<DigitHistogram> {
         let table = (1u32 << ONESWEEP_RADIX_BITS) * 32 * 4;
-        let per_launch = passes
+        let per_block = passes
             .min(most)
             .min(ONESWEEP_HIST_LANES_PASSES)
             .min(self.info.shared_per_block_optin / table)
             .max(1);
         let threads = onesweep_hist_shape().threads;
         let f = self.function(spec, "onesweep_histogram_lanes")?;
-        allow_dynamic_shared(&f, per_launch * table, "onesweep_histogram_lanes")?;
+        allow_dynamic_shared(&f, per_block * table, "onesweep_histogram_lanes")?;
         // Asked for each plan: the shared memory depends on the passes counted.
         let per_sm = f
             .occupancy_max_active_blocks_per_multiprocessor(
                 threads,
-                (per_launch * table) as usize,
+                (per_block * table) as usize,
                 None,
             )
             .map_err(|e| driver_err("cuOccupancyMaxActiveBlocksPerMultiprocessor", e))?
             .max(1);
         Ok(DigitHistogram {
             f,
-            per_launch,
-            shared: per_launch * table,
+            per_block,
+            shared: per_block * table,
             threads,
             per_sm,
         })
@@ -994,7 +994,7 @@ impl CudaBackend {
         chained: bool,
     ) -> Result<()> {
         // One wave of resident blocks (their counters take most of the shared memory), fewer
-        // for small inputs. Passes in groups of `per_launch`, all groups in one launch: the
+        // for small inputs. Passes in groups of `per_block`, all groups in one launch: the
         // blocks split into as many sets as groups, each set reads all the keys and counts one
         // group, and the sets read the same keys at about the same time, so memory sees one
         // read (the L2 serves the others).
@@ -1002,8 +1002,8 @@ impl CudaBackend {
         let most_groups = if hist_one_read() { wave } else { 1 };
         let mut pass0 = 0;
         while pass0 < passes {
-            let groups = (passes - pass0).div_ceil(h.per_launch).min(most_groups);
-            let np = (passes - pass0).min(groups * h.per_launch);
+            let groups = (passes - pass0).div_ceil(h.per_block).min(most_groups);
+            let np = (passes - pass0).min(groups * h.per_block);
             let slices = n
                 .div_ceil(h.threads as u64 * 16)
                 .clamp(1, (wave / groups) as u64) as u32;
@@ -1019,7 +1019,7 @@ impl CudaBackend {
                 KArg::U32(desc),
                 KArg::U32(1),
                 KArg::U32(groups),
-                KArg::U32(h.per_launch),
+                KArg::U32(h.per_block),
             ];
             let (f, name, t) = (&h.f, "onesweep_histogram_lanes", h.threads);
             if chained {
@@ -1034,21 +1034,22 @@ impl CudaBackend {
 
     /// The onesweep sort's up-front digit histograms of the `n` keys of type `K` at the device
     /// address `keys` (any element alignment), for `opts`' bit range and order:
-    /// `[pass][digit]` counts of 8-bit digits, counting at most `per_launch` passes per read
-    /// of the keys. For tests.
+    /// `[pass][digit]` counts of 8-bit digits, counting at most `per_block` passes per block
+    /// (the groups of passes in one launch, or one launch per group with
+    /// `HISTOSORT_HIST_ONE_READ=0`). For tests.
     #[doc(hidden)]
     pub fn onesweep_digit_histograms<K: RadixKey>(
         &self,
         keys: u64,
         n: usize,
         opts: &SortOptions,
-        per_launch: u32,
+        per_block: u32,
     ) -> Result<Vec<u32>> {
         let (begin, end) = opts.bit_range(K::Bits::BITS);
         let passes = (end - begin).div_ceil(ONESWEEP_RADIX_BITS);
         let status_bits = if (n as u64) < (1 << 30) { 32 } else { 64 };
         let spec = onesweep_spec(K::DTYPE, 0, status_bits)?;
-        let h = self.digit_histogram(&spec, passes, per_launch)?;
+        let h = self.digit_histogram(&spec, passes, per_block)?;
         let words = (passes << ONESWEEP_RADIX_BITS) as usize;
         let _guard = self.lock();
         let hist = self.alloc::<u32>(words, "digit histograms")?;

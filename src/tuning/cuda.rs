@@ -81,8 +81,9 @@ pub const HIST_CHUNK: u64 = 1 << 31;
 
 /// The up-front digit histogram of the onesweep sort (`onesweep_histogram_lanes`): one block of
 /// this many threads per SM, with lane-private counters (32 KiB of shared memory per pass), at
-/// most `ONESWEEP_HIST_LANES_PASSES` passes per read of the keys (128 KiB; fewer per read on
-/// devices with less opt-in shared memory). It replaced a kernel with 4 sub-histograms per
+/// most `ONESWEEP_HIST_LANES_PASSES` passes per block (128 KiB; fewer on devices with less
+/// opt-in shared memory); more passes go to further sets of blocks in the same launch (see
+/// [`hist_one_read`]). It replaced a kernel with 4 sub-histograms per
 /// block that took 0.61 ms for 2^28 u32 keys on the H200 (1.75 TB/s; bank conflicts, like the
 /// byte histogram before its lane-private version). Its loop loads the next two 16-byte vectors
 /// before counting the current two: H200, session 7 (ncu), loading and counting in turn took
