@@ -189,10 +189,12 @@ __device__ __forceinline__ u32 warp_peers(u32 d) {
 // (early counts), it is the key's position in the tile. Rounds do not wait on each other: the
 // counter is only touched by atomics, which a warp issues in order.
 // Only the first `rounds` rounds are ranked (a count the whole warp agrees on); the others'
-// positions are left unset.
+// positions are left unset. With `stage`, each key is also stored at its position there as soon
+// as it is ranked, so that its register is free from that round on (a caller that reads `pos`
+// no further lets the compiler drop the array).
 template <int BITS, int N, typename K>
 __device__ __forceinline__ void warp_rank(const K (&k)[N], u32 (&pos)[N], u32 *wh, u32 shift,
-                                          u32 mask, u32 rounds = N) {
+                                          u32 mask, u32 rounds = N, K *stage = nullptr) {
     const u32 lane = lane_id();
     const u32 lt = (1u << lane) - 1;
 #pragma unroll
@@ -205,6 +207,7 @@ __device__ __forceinline__ void warp_rank(const K (&k)[N], u32 (&pos)[N], u32 *w
         if (lane == leader) old = atomicAdd(&wh[d], (u32)__popc(peers));
         old = __shfl_sync(FULL_MASK, old, leader);
         pos[j] = old + __popc(peers & lt);
+        if (stage) stage[pos[j]] = k[j];
     }
 }
 

@@ -18,13 +18,14 @@ use crate::tuning::cuda::{
     cluster_sort_limit, cluster_sort_shape, cluster_sort_threads, hist_one_read,
     hybrid_local_items, onesweep_default_shape, onesweep_fused_items, onesweep_hist_shape,
     onesweep_items, onesweep_narrow_shape, onesweep_pass_shape, onesweep_prefetch_ahead,
-    onesweep_values_late, rank_sort_limit, rank_sort_max, ClusterShape, OnesweepShape,
-    CLUSTER_SORT_BLOCKS, CLUSTER_SORT_ITEMS, CLUSTER_SORT_THREADS, ELEMENTWISE_THREADS,
-    HYBRID_FILL_16THS, HYBRID_LOCAL_MIN_BLOCKS, HYBRID_LOCAL_THREADS, ONESWEEP_FREE_RANK_SKEW,
-    ONESWEEP_FUSED_ITEMS, ONESWEEP_FUSED_MAX, ONESWEEP_HIST_LANES_PASSES, ONESWEEP_LOOKBACK,
-    ONESWEEP_RADIX_BITS, ONESWEEP_RANK_BALLOT, ONESWEEP_SKIP_MIN, ONESWEEP_THREADS,
-    RANK_SORT_THREADS, SM90_SHARED_PER_BLOCK_OPTIN, THREE_PHASE_DIGIT_BITS,
-    THREE_PHASE_DIGIT_WIDTHS, THREE_PHASE_ITEMS, THREE_PHASE_THREADS, THREE_PHASE_TILE,
+    onesweep_shape_override, onesweep_values_late, rank_sort_limit, rank_sort_max, ClusterShape,
+    OnesweepShape, CLUSTER_SORT_BLOCKS, CLUSTER_SORT_ITEMS, CLUSTER_SORT_THREADS,
+    ELEMENTWISE_THREADS, HYBRID_FILL_16THS, HYBRID_LOCAL_MIN_BLOCKS, HYBRID_LOCAL_THREADS,
+    ONESWEEP_FREE_RANK_SKEW, ONESWEEP_FUSED_ITEMS, ONESWEEP_FUSED_MAX, ONESWEEP_HIST_LANES_PASSES,
+    ONESWEEP_LOOKBACK, ONESWEEP_RADIX_BITS, ONESWEEP_RANK_BALLOT, ONESWEEP_RANK_STAGE,
+    ONESWEEP_SKIP_MIN, ONESWEEP_THREADS, RANK_SORT_THREADS, SM90_SHARED_PER_BLOCK_OPTIN,
+    THREE_PHASE_DIGIT_BITS, THREE_PHASE_DIGIT_WIDTHS, THREE_PHASE_ITEMS, THREE_PHASE_THREADS,
+    THREE_PHASE_TILE,
 };
 
 /// KEY_BITS and KEY_KIND of a key type, or why the GPU cannot sort it.
@@ -100,9 +101,11 @@ fn digit_is_shared(offsets: &[u32], n: u64) -> bool {
     })
 }
 
-/// The onesweep module with the pass kernel's default tile for the shape.
+/// The onesweep module with the pass kernel's default tile for the shape (or the tile
+/// `HISTOSORT_ONESWEEP_SHAPE` names, so that `compile-kernels --resources` shows its registers).
 fn onesweep_spec(key: DType, value_bytes: u32, status_bits: u32) -> Result<ModuleSpec> {
-    let shape = onesweep_default_shape(key.size() as u32, value_bytes);
+    let shape = onesweep_shape_override()
+        .unwrap_or_else(|| onesweep_default_shape(key.size() as u32, value_bytes));
     onesweep_spec_shape(key, value_bytes, status_bits, shape, true)
 }
 
@@ -177,6 +180,7 @@ fn onesweep_spec_shape(
             onesweep_prefetch_ahead(key.size() as u32, value_bytes),
         )
         .define("RANK_BALLOT", ONESWEEP_RANK_BALLOT)
+        .define("RANK_STAGE", ONESWEEP_RANK_STAGE)
         .define("PASS_MIN_BLOCKS", shape.min_blocks)
         .define("PASS_SMEM_BYTES", shape.shared_bytes(kb, value_bytes))
         .define("VALUES_LATE", onesweep_values_late(kb, value_bytes))

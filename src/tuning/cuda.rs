@@ -246,6 +246,16 @@ pub const fn onesweep_values_late(key_bytes: u32, value_bytes: u32) -> u32 {
 /// Onesweep sort: find a digit's peers in a warp by 8 ballots (1) or by
 /// `__match_any_sync` (0).
 pub const ONESWEEP_RANK_BALLOT: u32 = 1;
+/// Onesweep pass: stage each key in shared memory as soon as it is ranked (1), so that its
+/// register is free for the rest of the ranking, or rank every key first (0).
+/// `HISTOSORT_KERNEL_DEFINES=RANK_STAGE=N` overrides it. H200, session 21, `bench peers`
+/// medians, ms, 0 / 1 (two rounds): u32 keys 2^24 / 2^26 / 2^28 on 256x28x3 0.334 / 1.175 /
+/// 4.546 against 0.327 / 1.168 / 4.506; f32 0.356 / 1.206 / 4.622 against 0.340 / 1.188 /
+/// 4.589; u64 keys 2^24 / 2^26 0.907-0.911 / 3.295-3.296 against 0.891-0.894 / 3.248-3.249;
+/// pairs u32/u32 level (0.506-0.513 / 1.868-1.881 against 0.504-0.508 / 1.878-1.881). ptxas:
+/// the same 80 registers at the default tiles, but it freed the 256x32x3 tile of its spills
+/// ([`ONESWEEP_WIDE_SHAPE`]) and halved the hybrid's segmented pass's (168 to 76 bytes).
+pub const ONESWEEP_RANK_STAGE: u32 = 1;
 /// Onesweep sort: from this length on, the up-front histogram is read back so that passes
 /// whose digit is the same for every key are skipped. Until session 5 the read-back left the
 /// GPU idle for a host round trip (at 2^21 and 2^22 u32 keys, 0.13 and 0.19 ms on the H200, the
@@ -325,8 +335,8 @@ impl std::str::FromStr for OnesweepShape {
                 "{threads} threads: a multiple of 32 from {radix} to 1024"
             ));
         }
-        if !(1..=32).contains(&items) || !(1..=8).contains(&min_blocks) {
-            return Err(format!("{items} items, {min_blocks} blocks: 1-32 and 1-8"));
+        if !(1..=64).contains(&items) || !(1..=8).contains(&min_blocks) {
+            return Err(format!("{items} items, {min_blocks} blocks: 1-64 and 1-8"));
         }
         Ok(OnesweepShape {
             threads,
@@ -336,8 +346,12 @@ impl std::str::FromStr for OnesweepShape {
     }
 }
 
-/// The onesweep pass kernel's tile for keys of at most 4 bytes: 256 threads of 28 keys (7168
-/// keys), 3 blocks per SM. H200, session 7, with early counts (ncu, sum of the passes, us;
+/// The onesweep pass kernel's tile for keys of at most 4 bytes: 256 threads of 32 keys (8192
+/// keys), 3 blocks per SM. H200, session 21 (keys staged as they are ranked, see
+/// [`ONESWEEP_RANK_STAGE`]; `bench peers` medians, ms, two rounds), u32 keys 2^24 / 2^26 / 2^28:
+/// 256x28x3 0.326-0.327 / 1.159-1.166 / 4.494-4.504, **256x32x3 0.327-0.328 / 1.141-1.145 /
+/// 4.386-4.387**; f32 0.340-0.342 / 1.187-1.190 / 4.597-4.600 against 0.325-0.327 / 1.144 /
+/// 4.404-4.406; 256x24x4 (32 warps per SM) level with 256x28x3. Session 7, with early counts (ncu, sum of the passes, us;
 /// `HISTOSORT_ONESWEEP_SHAPE`), u32 keys 2^28: 384x23x2 (the tile of session 6) 4550 / 4540 /
 /// 4560 (three runs), 384x20x2 4770, 512x16x2 4760, 384x16x3 4570, 256x19x4 4560, 256x23x3 4490,
 /// 384x26x2 4430 / 4430, 384x28x2 4320 / 4320, 384x30x2 4280, 448x24x2 4280, **256x28x3 4230**.
@@ -350,7 +364,7 @@ impl std::str::FromStr for OnesweepShape {
 /// 542.
 pub const ONESWEEP_WIDE_SHAPE: OnesweepShape = OnesweepShape {
     threads: 256,
-    items: 28,
+    items: 32,
     min_blocks: 3,
 };
 /// The pass kernel's tile for pairs of keys and values of up to 4 bytes each: 384 threads of 26
@@ -427,8 +441,7 @@ pub fn onesweep_pass_shape(
     shared_optin: u32,
     shared_per_sm: u32,
 ) -> OnesweepShape {
-    static SHAPE: std::sync::OnceLock<Option<OnesweepShape>> = std::sync::OnceLock::new();
-    if let Some(s) = *SHAPE.get_or_init(|| env_tuning("HISTOSORT_ONESWEEP_SHAPE")) {
+    if let Some(s) = onesweep_shape_override() {
         return s;
     }
     let wide = onesweep_default_shape(key_bytes, value_bytes);
@@ -439,6 +452,12 @@ pub fn onesweep_pass_shape(
     } else {
         onesweep_narrow_shape(key_bytes, value_bytes)
     }
+}
+
+/// The tile `HISTOSORT_ONESWEEP_SHAPE` names, if it is set (and parses).
+pub fn onesweep_shape_override() -> Option<OnesweepShape> {
+    static SHAPE: std::sync::OnceLock<Option<OnesweepShape>> = std::sync::OnceLock::new();
+    *SHAPE.get_or_init(|| env_tuning("HISTOSORT_ONESWEEP_SHAPE"))
 }
 
 /// Multi-kernel sorts (the onesweep sort's clear, digit histogram, digit scan and passes) chain
@@ -1085,14 +1104,14 @@ mod tests {
 
     #[test]
     fn onesweep_shapes_parse_and_fall_back() {
-        let s: OnesweepShape = "256x28x3".parse().unwrap();
+        let s: OnesweepShape = "256x32x3".parse().unwrap();
         assert_eq!(s, ONESWEEP_WIDE_SHAPE);
         let s: OnesweepShape = "384x26x2".parse().unwrap();
         assert_eq!(s, ONESWEEP_WIDE_PAIRS_SHAPE);
         let s: OnesweepShape = " 512 x 15 ".parse().unwrap();
         assert_eq!((s.threads, s.items, s.min_blocks), (512, 15, 1));
         for bad in [
-            "", "384", "384x", "100x15", "128x15", "2048x4", "384x0", "384x40", "384x23x9",
+            "", "384", "384x", "100x15", "128x15", "2048x4", "384x0", "384x80", "384x23x9",
         ] {
             assert!(bad.parse::<OnesweepShape>().is_err(), "{bad:?} parsed");
         }
