@@ -31,6 +31,47 @@ fn cpu_ms() -> f64 {
     t(u.ru_utime) + t(u.ru_stime)
 }
 
+/// What runs before each timed sort, ahead of the input's copy (`PROF_BETWEEN`): nothing (the
+/// default), `sleep` / `sleep20` (2 / 20 ms idle), `sleep20par` (20 ms idle, then a 2-thread
+/// copy, as `benches/cpu_sort.rs` copies its input), `evict` (64 MiB written: the caches hold
+/// none of the sort's data), or `std` (a `sort_unstable` of 2^20 other keys, as a benchmark's
+/// rotation runs other sorts in between). bench/NOTES.md, session 21.
+fn between() {
+    use std::sync::OnceLock;
+    static WHAT: OnceLock<String> = OnceLock::new();
+    match WHAT
+        .get_or_init(|| std::env::var("PROF_BETWEEN").unwrap_or_default())
+        .as_str()
+    {
+        "sleep" => std::thread::sleep(std::time::Duration::from_millis(2)),
+        "sleep20" => std::thread::sleep(std::time::Duration::from_millis(20)),
+        "sleep20par" => {
+            // As the benchmark's rotation does: idle, then a 2-thread copy just before the sort.
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            let src = vec![1u32; 1 << 20];
+            let mut dst = vec![0u32; 1 << 20];
+            use rayon::prelude::*;
+            dst.par_iter_mut()
+                .zip(src.par_iter())
+                .for_each(|(d, &s)| *d = s);
+            std::hint::black_box(&dst);
+        }
+        "evict" => {
+            let mut v = vec![0u8; 64 << 20];
+            for (i, b) in v.iter_mut().enumerate() {
+                *b = i as u8;
+            }
+            std::hint::black_box(&v);
+        }
+        "std" => {
+            let mut v = input(20, |x| x);
+            v.sort_unstable();
+            std::hint::black_box(&v);
+        }
+        _ => {}
+    }
+}
+
 /// Best wall and best CPU time over the runs of `op`.
 struct Best(f64, f64);
 
@@ -58,6 +99,7 @@ fn run<K: RadixKey + Ord>(lg: u32, runs: usize, opts: SortOptions, gen: fn(u64) 
     let mut w = input.clone();
     let mut best = Best(f64::MAX, f64::MAX);
     for _ in 0..runs {
+        between();
         w.copy_from_slice(&input);
         best.time(|| {
             let _ = e.sort(&mut w, &opts);
@@ -77,6 +119,7 @@ fn pairs(lg: u32, runs: usize, opts: SortOptions) {
     let (mut k, mut v) = (keys.clone(), vals.clone());
     let mut best = Best(f64::MAX, f64::MAX);
     for _ in 0..runs {
+        between();
         k.copy_from_slice(&keys);
         v.copy_from_slice(&vals);
         best.time(|| {
@@ -99,6 +142,7 @@ fn rdst(lg: u32, runs: usize) {
     let mut w = input.clone();
     let mut best = Best(f64::MAX, f64::MAX);
     for _ in 0..runs {
+        between();
         w.copy_from_slice(&input);
         best.time(|| w.radix_sort_unstable());
     }
