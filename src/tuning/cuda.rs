@@ -351,8 +351,13 @@ impl std::str::FromStr for OnesweepShape {
 /// [`ONESWEEP_RANK_STAGE`]; `bench peers` medians, ms, two rounds), u32 keys 2^24 / 2^26 / 2^28:
 /// 256x28x3 0.326-0.327 / 1.159-1.166 / 4.494-4.504, **256x32x3 0.327-0.328 / 1.141-1.145 /
 /// 4.386-4.387**; f32 0.340-0.342 / 1.187-1.190 / 4.597-4.600 against 0.325-0.327 / 1.144 /
-/// 4.404-4.406; 256x24x4 (32 warps per SM) level with 256x28x3. Session 7, with early counts (ncu, sum of the passes, us;
-/// `HISTOSORT_ONESWEEP_SHAPE`), u32 keys 2^28: 384x23x2 (the tile of session 6) 4550 / 4540 /
+/// 4.404-4.406; 256x24x4 (32 warps per SM) level with 256x28x3. The cost, run 4 (one round):
+/// u32 2^21 / 2^22 0.0755-0.0761 / 0.118-0.119 against 0.0718 / 0.116 on 256x28x3 (f32 level).
+/// Wider tiles, run 4, u32 / f32 2^22 / 2^24 / 2^28: 256x36x3 0.118 / 0.324 / 4.287, 0.125 /
+/// 0.339 / 4.303; 256x40x3 0.121 / 0.319 / 4.171, 0.137 / 0.346 / 4.259: faster at 2^28, slower
+/// below (a tile by length is left for a later session; [`onesweep_prefetch_ahead`] was not
+/// measured again on the wider tiles). Session 7, with early counts (ncu, sum of the passes,
+/// us; `HISTOSORT_ONESWEEP_SHAPE`), u32 keys 2^28: 384x23x2 (the tile of session 6) 4550 / 4540 /
 /// 4560 (three runs), 384x20x2 4770, 512x16x2 4760, 384x16x3 4570, 256x19x4 4560, 256x23x3 4490,
 /// 384x26x2 4430 / 4430, 384x28x2 4320 / 4320, 384x30x2 4280, 448x24x2 4280, **256x28x3 4230**.
 /// Session 6, before early counts, u32 keys 2^24 / 2^28: 256x15x4 389 / 5320, 256x18x3 370 /
