@@ -148,7 +148,7 @@ impl ModuleSpec {
 /// Defines that only the kernels read (the host's launch arithmetic does not depend on them),
 /// which `HISTOSORT_KERNEL_DEFINES="LOOKBACK=4,PASS_MIN_BLOCKS=4"` may override for tuning
 /// experiments with one binary. Overridden modules get their own cache entries.
-pub const OVERRIDABLE_DEFINES: [&str; 10] = [
+pub const OVERRIDABLE_DEFINES: [&str; 9] = [
     "FREE_RANK_SKEW",
     "LB_DELAY_FIRST",
     "LB_DELAY_RETRY",
@@ -157,7 +157,6 @@ pub const OVERRIDABLE_DEFINES: [&str; 10] = [
     "PASS_MIN_BLOCKS",
     "PREFETCH_AHEAD",
     "RANK_BALLOT",
-    "RANK_STAGE",
     "VALUES_LATE",
 ];
 

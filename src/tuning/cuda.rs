@@ -246,16 +246,6 @@ pub const fn onesweep_values_late(key_bytes: u32, value_bytes: u32) -> u32 {
 /// Onesweep sort: find a digit's peers in a warp by 8 ballots (1) or by
 /// `__match_any_sync` (0).
 pub const ONESWEEP_RANK_BALLOT: u32 = 1;
-/// Onesweep pass: stage each key in shared memory as soon as it is ranked (1), so that its
-/// register is free for the rest of the ranking, or rank every key first (0).
-/// `HISTOSORT_KERNEL_DEFINES=RANK_STAGE=N` overrides it. H200, session 21, `bench peers`
-/// medians, ms, 0 / 1 (two rounds): u32 keys 2^24 / 2^26 / 2^28 on 256x28x3 0.334 / 1.175 /
-/// 4.546 against 0.327 / 1.168 / 4.506; f32 0.356 / 1.206 / 4.622 against 0.340 / 1.188 /
-/// 4.589; u64 keys 2^24 / 2^26 0.907-0.911 / 3.295-3.296 against 0.891-0.894 / 3.248-3.249;
-/// pairs u32/u32 level (0.506-0.513 / 1.868-1.881 against 0.504-0.508 / 1.878-1.881). ptxas:
-/// the same 80 registers at the default tiles, but it freed the 256x32x3 tile of its spills
-/// ([`ONESWEEP_WIDE_SHAPE`]) and halved the hybrid's segmented pass's (168 to 76 bytes).
-pub const ONESWEEP_RANK_STAGE: u32 = 1;
 /// Onesweep sort: from this length on, the up-front histogram is read back so that passes
 /// whose digit is the same for every key are skipped. Until session 5 the read-back left the
 /// GPU idle for a host round trip (at 2^21 and 2^22 u32 keys, 0.13 and 0.19 ms on the H200, the
@@ -347,8 +337,15 @@ impl std::str::FromStr for OnesweepShape {
 }
 
 /// The onesweep pass kernel's tile for keys of at most 4 bytes: 256 threads of 32 keys (8192
-/// keys), 3 blocks per SM. H200, session 21 (keys staged as they are ranked, see
-/// [`ONESWEEP_RANK_STAGE`]; `bench peers` medians, ms, two rounds), u32 keys 2^24 / 2^26 / 2^28:
+/// keys), 3 blocks per SM. Session 21 made the pass stage each key as soon as it is ranked
+/// (kernels/radix_sort_onesweep.cu), which frees its register for the rest of the ranking. On
+/// 256x28x3 that alone took u32 keys 2^24 / 2^26 / 2^28 from 0.334 / 1.175 / 4.546 to 0.327 /
+/// 1.168 / 4.506 ms, f32 from 0.356 / 1.206 / 4.622 to 0.340 / 1.188 / 4.589, u64 keys 2^24 /
+/// 2^26 (256x22x3) from 0.907-0.911 / 3.295-3.296 to 0.891-0.894 / 3.248-3.249; pairs level. It
+/// also freed the 256x32x3 tile of its spills (ptxas: 80 registers, 4 -> 0 B) and halved the
+/// hybrid's segmented pass's at 256x28x3 (168 -> 76 B; 136 B at 256x32x3, where the hybrid is
+/// off for 32-bit keys). H200, session 21 (`bench peers` medians, ms, two
+/// rounds), u32 keys 2^24 / 2^26 / 2^28:
 /// 256x28x3 0.326-0.327 / 1.159-1.166 / 4.494-4.504, **256x32x3 0.327-0.328 / 1.141-1.145 /
 /// 4.386-4.387**; f32 0.340-0.342 / 1.187-1.190 / 4.597-4.600 against 0.325-0.327 / 1.144 /
 /// 4.404-4.406; 256x24x4 (32 warps per SM) level with 256x28x3. The cost, run 4 (one round):
