@@ -317,7 +317,7 @@ fn onesweep_wide_u64_tile_alone() {
     let os = SortOptions::new()
         .algorithm(SortAlgorithm::Onesweep)
         .launch(LaunchMode::Graph);
-    let t = histosort::tuning::cuda::onesweep_default_shape(8, 0).tile() as usize;
+    let t = onesweep_tile(8, 0);
     for n in [t + 1, 3 * t + 5] {
         for o in [os.clone(), os.clone().bits(13, 57), os.clone().descending()] {
             check::<u64>(&e, n, &o, 7);
@@ -326,14 +326,20 @@ fn onesweep_wide_u64_tile_alone() {
     }
 }
 
+/// The pass kernel's tile for keys of `kb` and values of `vb` bytes at the lengths of these tests
+/// (the long inputs' tile where `HISTOSORT_ONESWEEP_LONG_MIN` sends every length to it).
+fn onesweep_tile(kb: u32, vb: u32) -> usize {
+    use histosort::tuning::cuda::{onesweep_default_shape, onesweep_long_min_keys};
+    onesweep_default_shape(kb, vb, 0, onesweep_long_min_keys()).tile() as usize
+}
+
 /// The onesweep sort around its tile boundaries, for every key width, both orders, bit ranges,
 /// pairs and argsort; in place and out of place on the device.
 #[test]
 fn onesweep_tiles_orders_bit_ranges_and_pairs() {
     let Some(e) = gpu() else { return };
     let os = SortOptions::new().algorithm(SortAlgorithm::Onesweep);
-    let tile =
-        |kb: u32, vb: u32| histosort::tuning::cuda::onesweep_default_shape(kb, vb).tile() as usize;
+    let tile = onesweep_tile;
     fn run<K: RadixKey>(e: &Engine, n: usize, o: &SortOptions)
     where
         K::Bits: TryFrom<u64>,

@@ -16,7 +16,7 @@ use crate::key::{DType, RadixBits, RadixKey, SortIndex, Value};
 use crate::options::SortOptions;
 use crate::tuning::cuda::{
     cluster_sort_limit, cluster_sort_shape, cluster_sort_threads, hist_one_read,
-    hybrid_local_items, onesweep_default_shape, onesweep_fused_items, onesweep_hist_shape,
+    hybrid_local_items, onesweep_default_shapes, onesweep_fused_items, onesweep_hist_shape,
     onesweep_items, onesweep_narrow_shape, onesweep_pass_shape, onesweep_prefetch_ahead,
     onesweep_shape_override, onesweep_values_late, rank_sort_limit, rank_sort_max, ClusterShape,
     OnesweepShape, CLUSTER_SORT_BLOCKS, CLUSTER_SORT_ITEMS, CLUSTER_SORT_THREADS,
@@ -100,12 +100,18 @@ fn digit_is_shared(offsets: &[u32], n: u64) -> bool {
     })
 }
 
-/// The onesweep module with the pass kernel's default tile for the shape (or the tile
-/// `HISTOSORT_ONESWEEP_SHAPE` names, so that `compile-kernels --resources` shows its registers).
-fn onesweep_spec(key: DType, value_bytes: u32, status_bits: u32) -> Result<ModuleSpec> {
-    let shape = onesweep_shape_override()
-        .unwrap_or_else(|| onesweep_default_shape(key.size() as u32, value_bytes));
-    onesweep_spec_shape(key, value_bytes, status_bits, shape, true)
+/// The onesweep modules with the pass kernel's default tiles for the shape, one per length
+/// class (or the tile `HISTOSORT_ONESWEEP_SHAPE` names, so that `compile-kernels --resources`
+/// shows its registers).
+fn onesweep_specs(key: DType, value_bytes: u32, status_bits: u32) -> Result<Vec<ModuleSpec>> {
+    let shapes = match onesweep_shape_override() {
+        Some(s) => vec![s],
+        None => onesweep_default_shapes(key.size() as u32, value_bytes),
+    };
+    shapes
+        .into_iter()
+        .map(|shape| onesweep_spec_shape(key, value_bytes, status_bits, shape, true))
+        .collect()
 }
 
 /// Word offsets in the hybrid sort's meta buffer (kernels/radix_sort_onesweep.cu, `HYB_*`).
@@ -222,12 +228,12 @@ pub fn all_sort_specs() -> Vec<ModuleSpec> {
                 v.push(s);
             }
             for sb in [32, 64] {
-                if let Ok(s) = onesweep_spec(d, vb, sb) {
-                    v.push(s);
+                if let Ok(s) = onesweep_specs(d, vb, sb) {
+                    v.extend(s);
                 }
                 // The fallback of devices whose shared memory cannot hold the wide tile.
                 let narrow = onesweep_narrow_shape(d.size() as u32, vb);
-                if narrow != onesweep_default_shape(d.size() as u32, vb) {
+                if !onesweep_default_shapes(d.size() as u32, vb).contains(&narrow) {
                     if let Ok(s) = onesweep_spec_shape(d, vb, sb, narrow, true) {
                         v.push(s);
                     }
@@ -584,6 +590,7 @@ impl CudaBackend {
         let shape = onesweep_pass_shape(
             key.key.size() as u32,
             key.value_bytes,
+            n as u64,
             self.info.shared_per_block_optin,
             self.info.shared_per_sm,
         );
@@ -1050,7 +1057,14 @@ impl CudaBackend {
         let (begin, end) = opts.bit_range(K::Bits::BITS);
         let passes = (end - begin).div_ceil(ONESWEEP_RADIX_BITS);
         let status_bits = if (n as u64) < (1 << 30) { 32 } else { 64 };
-        let spec = onesweep_spec(K::DTYPE, 0, status_bits)?;
+        let shape = onesweep_pass_shape(
+            K::DTYPE.size() as u32,
+            0,
+            n as u64,
+            self.info.shared_per_block_optin,
+            self.info.shared_per_sm,
+        );
+        let spec = onesweep_spec_shape(K::DTYPE, 0, status_bits, shape, true)?;
         let h = self.digit_histogram(&spec, passes, per_block)?;
         let words = (passes << ONESWEEP_RADIX_BITS) as usize;
         let _guard = self.lock();

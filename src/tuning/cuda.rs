@@ -352,8 +352,8 @@ impl std::str::FromStr for OnesweepShape {
 /// u32 2^21 / 2^22 0.0755-0.0761 / 0.118-0.119 against 0.0718 / 0.116 on 256x28x3 (f32 level).
 /// Wider tiles, run 4, u32 / f32 2^22 / 2^24 / 2^28: 256x36x3 0.118 / 0.324 / 4.287, 0.125 /
 /// 0.339 / 4.303; 256x40x3 0.121 / 0.319 / 4.171, 0.137 / 0.346 / 4.259: faster at 2^28, slower
-/// below (a tile by length is left for a later session; [`onesweep_prefetch_ahead`] was not
-/// measured again on the wider tiles). Session 7, with early counts (ncu, sum of the passes,
+/// below, so long inputs take [`ONESWEEP_LONG_SHAPE`] (session 22; [`onesweep_prefetch_ahead`]
+/// was not measured again on these tiles). Session 7, with early counts (ncu, sum of the passes,
 /// us; `HISTOSORT_ONESWEEP_SHAPE`), u32 keys 2^28: 384x23x2 (the tile of session 6) 4550 / 4540 /
 /// 4560 (three runs), 384x20x2 4770, 512x16x2 4760, 384x16x3 4570, 256x19x4 4560, 256x23x3 4490,
 /// 384x26x2 4430 / 4430, 384x28x2 4320 / 4320, 384x30x2 4280, 448x24x2 4280, **256x28x3 4230**.
@@ -369,9 +369,43 @@ pub const ONESWEEP_WIDE_SHAPE: OnesweepShape = OnesweepShape {
     items: 32,
     min_blocks: 3,
 };
+/// The onesweep pass kernel's tile for keys of at most 4 bytes from [`ONESWEEP_LONG_MIN_KEYS`]
+/// keys on ([`onesweep_long_min_keys`]): 256 threads of 40 keys (10,240 keys), 3 blocks per SM.
+/// A wider tile takes fewer tiles, so fewer look-backs and longer runs per digit at the
+/// scatter, but a coarser last round of resident blocks, which only long inputs absorb. H200,
+/// session 22 (run 1, `bench peers --no-cub` medians, ms), 2^23 / 2^24 / 2^25 / 2^26 / 2^27 /
+/// 2^28, u32 keys: 256x32x3 0.189 / 0.325 / 0.594 / 1.141 / 2.206 / 4.373, 256x36x3 0.196 /
+/// 0.326 / 0.590 / 1.117 / 2.165 / 4.276, **256x40x3** 0.188 / 0.322 / 0.583 / **1.092 / 2.090 /
+/// 4.146**, 256x44x3 (56 B of spills) 0.203 / 0.360 / 0.641 / 1.214 / 2.307 / 4.547; f32 keys:
+/// 32 0.188 / 0.328 / 0.594 / 1.139 / 2.210 / 4.385, 36 0.204 / 0.336 / 0.602 / 1.136 / 2.165 /
+/// 4.279, 40 0.211 / 0.344 / 0.609 / **1.127 / 2.143 / 4.241**, 44 0.229 / 0.387 / 0.670 /
+/// 1.233 / 2.335 / 4.590; bits [0,16) of u32 2^28: 2.355 / 2.279 / 2.213 / 2.406. So 40 from
+/// 2^26 on (u32 -4 to -5%, f32 -1 to -3%); below, f32 loses up to 12% on it. With CUB in the
+/// same run (run 2): u32 2^26 / 2^27 / 2^28 1.49 / 1.52 / 1.52x, f32 1.31 / 1.35 / 1.36x (run 3
+/// of session 21 on 256x32x3: u32 1.42 / - / 1.45x, f32 1.29 / - / 1.31x). ptxas (NVRTC 13.5):
+/// 80 registers and no spills at 36 and 40 keys per thread, u32 and f32 alike.
+pub const ONESWEEP_LONG_SHAPE: OnesweepShape = OnesweepShape {
+    threads: 256,
+    items: 40,
+    min_blocks: 3,
+};
+/// From this many keys, keys of at most 4 bytes without values take [`ONESWEEP_LONG_SHAPE`].
+pub const ONESWEEP_LONG_MIN_KEYS: u64 = 1 << 26;
+
+/// [`ONESWEEP_LONG_MIN_KEYS`], or the number `HISTOSORT_ONESWEEP_LONG_MIN` gives (0 sends every
+/// such sort to the long tile: tests and A/B runs with one binary).
+pub fn onesweep_long_min_keys() -> u64 {
+    static MIN: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
+    MIN.get_or_init(|| env_tuning("HISTOSORT_ONESWEEP_LONG_MIN"))
+        .unwrap_or(ONESWEEP_LONG_MIN_KEYS)
+}
+
 /// The pass kernel's tile for pairs of keys and values of up to 4 bytes each: 384 threads of 26
-/// pairs, 2 blocks per SM. H200, pairs u32/u32 2^26 (ncu, sum of the passes, us), session 7 with
-/// early counts: 384x20x2 (the tile of session 6) 1796 / 1794 / 1790, 384x17x2 1895, 256x20x3
+/// pairs, 2 blocks per SM, at every length. H200, session 22 (run 1, medians, ms), pairs
+/// u32/u32 2^24 / 2^26 / 2^28: **384x26x2 0.507 / 1.860 / 7.416**, 384x28x2 0.533 / 1.963 /
+/// 7.709, 384x30x2 0.549 / 2.032 / 8.004, 384x32x2 0.560 / 2.037 / 8.069 (ptxas, NVRTC 13.5,
+/// spill stores 28 / 72 / 92 / 116 B). H200, pairs u32/u32 2^26 (ncu, sum of the passes, us),
+/// session 7 with early counts: 384x20x2 (the tile of session 6) 1796 / 1794 / 1790, 384x17x2 1895, 256x20x3
 /// 2055, 256x23x3 1981, 384x16x3 2077, 384x23x2 1743 / 1737 / 1733, 384x24x2 1712, **384x26x2
 /// 1703 / 1702**. Session 6, before early counts: 384x23x2 1950, 384x20x2 1832, 448x20x2 1900,
 /// 512x17x2 1979, 320x23x2 1940; 2^24 / 2^26 with `VALUES_LATE` 2: 256x15x3 605 / 2321,
@@ -390,19 +424,29 @@ pub const ONESWEEP_WIDE_PAIRS_SHAPE: OnesweepShape = OnesweepShape {
 /// 3.309), 256x20x3 0.948 / 3.387 and 0.947 / 3.407, 256x18x3 0.958 / 3.436, 256x24x3 0.341 /
 /// 1.021 / 3.628, 256x26x3 0.348 / 1.042 / 3.668, 256x28x3 0.380 / 1.215 / 4.209, 512x16x2
 /// 0.980 / 3.432, 512x14x2 0.975 / 3.466, 384x16x2 0.993 / 3.609. With CUB in the same run:
-/// 1.23x at 2^24 and 1.26x at 2^26 (the narrow tile: 1.14x and 1.13x in session 11).
+/// 1.23x at 2^24 and 1.26x at 2^26 (the narrow tile: 1.14x and 1.13x in session 11). Again in
+/// session 22, after keys were staged as ranked (run 1, 2^24 / 2^26 / 2^27): **256x22x3 0.895
+/// / 3.223 / 6.500**, 256x24x3 0.935 / 3.414 / 6.869, 256x26x3 0.978 / 3.542 / 7.133.
 pub const ONESWEEP_WIDE_U64_SHAPE: OnesweepShape = OnesweepShape {
     threads: 256,
     items: 22,
     min_blocks: 3,
 };
 
-/// The onesweep pass kernel's default tile for keys of `key_bytes` and values of `value_bytes`:
-/// [`ONESWEEP_WIDE_SHAPE`] (keys only) and [`ONESWEEP_WIDE_PAIRS_SHAPE`] for keys and values of
-/// up to 4 bytes, [`ONESWEEP_WIDE_U64_SHAPE`] for 8-byte keys only, else 256 threads of
-/// [`onesweep_items`].
-pub const fn onesweep_default_shape(key_bytes: u32, value_bytes: u32) -> OnesweepShape {
-    if key_bytes <= 4 && value_bytes == 0 {
+/// The onesweep pass kernel's default tile for `n` keys of `key_bytes` and values of
+/// `value_bytes`: for keys of up to 4 bytes without values, [`ONESWEEP_LONG_SHAPE`] from
+/// `long_min` keys on and [`ONESWEEP_WIDE_SHAPE`] below; [`ONESWEEP_WIDE_PAIRS_SHAPE`] for keys
+/// and values of up to 4 bytes, [`ONESWEEP_WIDE_U64_SHAPE`] for 8-byte keys only, else 256
+/// threads of [`onesweep_items`].
+pub const fn onesweep_default_shape(
+    key_bytes: u32,
+    value_bytes: u32,
+    n: u64,
+    long_min: u64,
+) -> OnesweepShape {
+    if key_bytes <= 4 && value_bytes == 0 && n >= long_min {
+        ONESWEEP_LONG_SHAPE
+    } else if key_bytes <= 4 && value_bytes == 0 {
         ONESWEEP_WIDE_SHAPE
     } else if key_bytes <= 4 && value_bytes <= 4 {
         ONESWEEP_WIDE_PAIRS_SHAPE
@@ -437,22 +481,40 @@ pub const fn onesweep_narrow_shape(key_bytes: u32, value_bytes: u32) -> Onesweep
 /// KiB on sm_75), or whose `min_blocks` blocks do not fit the `shared_per_sm` bytes of one SM
 /// (the tile's occupancy and register budget assume that many; pairs at 384x26 hold 2 per SM
 /// on an H200's 228 KiB, 1 on an A100's 164 KiB).
+/// A long input's tile that does not fit falls back to the shorter inputs' default first.
 pub fn onesweep_pass_shape(
     key_bytes: u32,
     value_bytes: u32,
+    n: u64,
     shared_optin: u32,
     shared_per_sm: u32,
 ) -> OnesweepShape {
     if let Some(s) = onesweep_shape_override() {
         return s;
     }
-    let wide = onesweep_default_shape(key_bytes, value_bytes);
-    let bytes = wide.shared_bytes(key_bytes, value_bytes);
-    // Each resident block also takes 1 KiB of shared memory that the driver reserves.
-    if bytes <= shared_optin && wide.min_blocks.max(1) * (bytes + 1024) <= shared_per_sm {
-        wide
+    let fits = |s: OnesweepShape| {
+        let bytes = s.shared_bytes(key_bytes, value_bytes);
+        // Each resident block also takes 1 KiB of shared memory that the driver reserves.
+        bytes <= shared_optin && s.min_blocks.max(1) * (bytes + 1024) <= shared_per_sm
+    };
+    [
+        onesweep_default_shape(key_bytes, value_bytes, n, onesweep_long_min_keys()),
+        onesweep_default_shape(key_bytes, value_bytes, 0, u64::MAX),
+    ]
+    .into_iter()
+    .find(|&s| fits(s))
+    .unwrap_or_else(|| onesweep_narrow_shape(key_bytes, value_bytes))
+}
+
+/// The default tiles of the pass kernel for keys of `key_bytes` and values of `value_bytes`,
+/// whatever the length: one, or two where long inputs take a wider tile.
+pub fn onesweep_default_shapes(key_bytes: u32, value_bytes: u32) -> Vec<OnesweepShape> {
+    let short = onesweep_default_shape(key_bytes, value_bytes, 0, u64::MAX);
+    let long = onesweep_default_shape(key_bytes, value_bytes, u64::MAX, 0);
+    if long == short {
+        vec![short]
     } else {
-        onesweep_narrow_shape(key_bytes, value_bytes)
+        vec![short, long]
     }
 }
 
@@ -1122,35 +1184,52 @@ mod tests {
         for kb in [1, 2, 4, 8, 16] {
             for vb in [0, 1, 2, 4, 8, 16] {
                 assert!(onesweep_narrow_shape(kb, vb).shared_bytes(kb, vb) <= 48 * 1024);
-                let d = onesweep_default_shape(kb, vb);
-                assert!(d.threads >= 1 << ONESWEEP_RADIX_BITS && d.threads % 32 == 0);
-                assert!(
-                    d.shared_bytes(kb, vb) <= SM90_SHARED_PER_BLOCK_OPTIN,
-                    "{kb}/{vb}: {d:?}"
-                );
+                for d in onesweep_default_shapes(kb, vb) {
+                    assert!(d.threads >= 1 << ONESWEEP_RADIX_BITS && d.threads % 32 == 0);
+                    assert!(
+                        d.shared_bytes(kb, vb) <= SM90_SHARED_PER_BLOCK_OPTIN,
+                        "{kb}/{vb}: {d:?}"
+                    );
+                }
             }
         }
         // Pairs of 4 + 4 bytes: the wide tile on an H200 (227 KiB per block, 228 KiB per SM),
         // the narrow one on a device with 64 KiB per block (sm_75) and on an A100 (163 KiB per
         // block, but 164 KiB per SM: one block of the wide tile per SM, not two). Keys: the
         // wide tile on an H200, the narrow one where 3 blocks do not fit an SM (sm_86: 100 KiB).
-        assert_eq!(onesweep_default_shape(4, 4), ONESWEEP_WIDE_PAIRS_SHAPE);
-        if std::env::var_os("HISTOSORT_ONESWEEP_SHAPE").is_none() {
+        assert_eq!(onesweep_default_shapes(4, 4), [ONESWEEP_WIDE_PAIRS_SHAPE]);
+        assert_eq!(
+            onesweep_default_shapes(4, 0),
+            [ONESWEEP_WIDE_SHAPE, ONESWEEP_LONG_SHAPE]
+        );
+        let long = ONESWEEP_LONG_MIN_KEYS;
+        assert!(long > 1 && long <= 1 << 28);
+        if std::env::var_os("HISTOSORT_ONESWEEP_SHAPE").is_none()
+            && std::env::var_os("HISTOSORT_ONESWEEP_LONG_MIN").is_none()
+        {
             let h200 = (SM90_SHARED_PER_BLOCK_OPTIN, 228 * 1024);
-            for (kb, vb, (optin, per_sm), want) in [
-                (4, 4, h200, ONESWEEP_WIDE_PAIRS_SHAPE),
-                (4, 4, (64 * 1024, 64 * 1024), onesweep_narrow_shape(4, 4)),
-                (4, 4, (163 * 1024, 164 * 1024), onesweep_narrow_shape(4, 4)),
-                (4, 0, h200, ONESWEEP_WIDE_SHAPE),
-                (4, 0, (99 * 1024, 100 * 1024), onesweep_narrow_shape(4, 0)),
-                (8, 0, h200, ONESWEEP_WIDE_U64_SHAPE),
-                (8, 0, (99 * 1024, 100 * 1024), onesweep_narrow_shape(8, 0)),
-                (8, 4, h200, onesweep_narrow_shape(8, 4)),
+            let sm86 = (99 * 1024, 100 * 1024);
+            let (sm75, a100) = ((64 * 1024, 64 * 1024), (163 * 1024, 164 * 1024));
+            // A long tile whose 3 blocks do not fit an SM, but the short one's do.
+            let between = ONESWEEP_WIDE_SHAPE.shared_bytes(4, 0) + 1024;
+            let between = (between * 2, between * 3);
+            for (kb, vb, n, (optin, per_sm), want) in [
+                (4, 4, long, h200, ONESWEEP_WIDE_PAIRS_SHAPE),
+                (4, 4, 1000, sm75, onesweep_narrow_shape(4, 4)),
+                (4, 4, long, a100, onesweep_narrow_shape(4, 4)),
+                (4, 0, long - 1, h200, ONESWEEP_WIDE_SHAPE),
+                (4, 0, long, h200, ONESWEEP_LONG_SHAPE),
+                (2, 0, u32::MAX as u64, h200, ONESWEEP_LONG_SHAPE),
+                (4, 0, long, between, ONESWEEP_WIDE_SHAPE),
+                (4, 0, long, sm86, onesweep_narrow_shape(4, 0)),
+                (8, 0, long, h200, ONESWEEP_WIDE_U64_SHAPE),
+                (8, 0, long, sm86, onesweep_narrow_shape(8, 0)),
+                (8, 4, long, h200, onesweep_narrow_shape(8, 4)),
             ] {
                 assert_eq!(
-                    onesweep_pass_shape(kb, vb, optin, per_sm),
+                    onesweep_pass_shape(kb, vb, n, optin, per_sm),
                     want,
-                    "{kb}/{vb} bytes, {optin} per block, {per_sm} per SM"
+                    "{kb}/{vb} bytes, {n} keys, {optin} per block, {per_sm} per SM"
                 );
             }
         }

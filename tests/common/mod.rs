@@ -19,11 +19,21 @@ use histosort::{
 pub const TILE_SIZES: &[usize] = &{
     const SORT: usize = histosort::tuning::cuda::THREE_PHASE_TILE as usize;
     const SCAN: usize = histosort::tuning::cuda::SCAN_TILE as usize;
-    // Onesweep tiles of 1-, 4- and 8-byte keys (keys only).
-    const OS1: usize = histosort::tuning::cuda::onesweep_default_shape(1, 0).tile() as usize;
-    const OS4: usize = histosort::tuning::cuda::onesweep_default_shape(4, 0).tile() as usize;
-    const OS8: usize = histosort::tuning::cuda::onesweep_default_shape(8, 0).tile() as usize;
+    // Onesweep tiles of 1-, 4- and 8-byte keys (keys only), and the long inputs' tile of keys
+    // of up to 4 bytes (which these lengths take under `HISTOSORT_ONESWEEP_LONG_MIN=0`).
+    use histosort::tuning::cuda::onesweep_default_shape as shape;
+    const OS1: usize = shape(1, 0, 0, u64::MAX).tile() as usize;
+    const OS4: usize = shape(4, 0, 0, u64::MAX).tile() as usize;
+    const OS8: usize = shape(8, 0, 0, u64::MAX).tile() as usize;
+    const OS4L: usize = shape(4, 0, u64::MAX, 0).tile() as usize;
     [
+        OS1 + 1,
+        OS4 - 1,
+        OS4,
+        OS4 + 1,
+        OS4L - 1,
+        OS4L + 1,
+        2 * OS8 + 1,
         255,
         256,
         257,
