@@ -133,18 +133,7 @@ pub fn run(args: CompileArgs, _g: &Global) -> CliResult {
             } else {
                 "ptx"
             };
-            let name: String = spec
-                .label()
-                .chars()
-                .map(|c| {
-                    if c.is_ascii_alphanumeric() || c == '.' || c == '_' {
-                        c
-                    } else {
-                        '_'
-                    }
-                })
-                .collect();
-            let path = dir.join(format!("{name}.{ext}"));
+            let path = dir.join(format!("{}.{ext}", spec.file_stem()));
             std::fs::write(&path, &image)
                 .map_err(|e| Failure::new(format!("{}: {e}", path.display())))?;
         }

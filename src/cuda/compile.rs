@@ -123,6 +123,30 @@ impl ModuleSpec {
         format!("{}[{}]", self.file.file_name(), d.join(","))
     }
 
+    /// A file name stem for the module's image: the label with every character other than
+    /// ASCII letters, digits, `.` and `_` made `_`; a label too long for a file name (most
+    /// file systems allow 255 bytes) is cut to its first 160 characters and ends with the hash
+    /// of the whole label, so that stems stay distinct.
+    pub fn file_stem(&self) -> String {
+        let label = self.label();
+        let name: String = label
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '.' || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        if name.len() <= 200 {
+            name
+        } else {
+            let hash = fnv1a(label.as_bytes(), 0xcbf2_9ce4_8422_2325);
+            format!("{}_{hash:016x}", &name[..160])
+        }
+    }
+
     fn flags(&self, target: &Target) -> Vec<String> {
         let mut f = vec![
             target.arch_flag(),
@@ -489,6 +513,24 @@ mod tests {
         assert_eq!(Target::parse("gfx90"), None);
         assert_eq!(Target::parse("compute_86").map(|t| t.arch()), Some((8, 6)));
         assert_eq!(Target::parse("sm_120").map(|t| t.arch()), Some((12, 0)));
+    }
+
+    #[test]
+    fn file_stems_fit_a_file_name_and_stay_distinct() {
+        let short = ModuleSpec::new(KernelFile::Onesweep).define("ITEMS", 8);
+        assert_eq!(short.file_stem(), "radix_sort_onesweep.cu_ITEMS_8_");
+        let long = |last: u32| {
+            (0..30)
+                .fold(ModuleSpec::new(KernelFile::Onesweep), |s, i| {
+                    s.define(&format!("DEFINE_{i}"), 1000 + i)
+                })
+                .define("LAST", last)
+        };
+        let (a, b) = (long(1).file_stem(), long(2).file_stem());
+        assert!(long(1).label().len() > 255);
+        assert!(a.len() <= 200 && b.len() <= 200, "{a}");
+        assert_ne!(a, b);
+        assert!(a.starts_with("radix_sort_onesweep.cu_DEFINE_0_1000_"));
     }
 
     #[test]

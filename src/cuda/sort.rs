@@ -182,7 +182,7 @@ fn onesweep_spec_shape(
         .define("LOOKBACK", ONESWEEP_LOOKBACK)
         .define(
             "PREFETCH_AHEAD",
-            onesweep_prefetch_ahead(key.size() as u32, value_bytes),
+            onesweep_prefetch_ahead(key.size() as u32, value_bytes, shape.tile()),
         )
         .define("RANK_BALLOT", ONESWEEP_RANK_BALLOT)
         .define("PASS_MIN_BLOCKS", shape.min_blocks)

@@ -195,8 +195,17 @@ pub const ONESWEEP_LOOKBACK: u32 = 8;
 /// 8-byte keys without values take 132: H200, session 13 (`bench peers --no-cub`, medians,
 /// ms, measured on their former 256x15x3 tile), u64 keys 2^24 / 2^26: 0: 1.007 / 3.710 and
 /// 1.000 / 3.702; 132: 0.992 / 3.587; 264: 1.001 / 3.608 and 0.998 / 3.611.
-pub const fn onesweep_prefetch_ahead(key_bytes: u32, value_bytes: u32) -> u32 {
-    if value_bytes == 0 && key_bytes <= 4 {
+/// Tiles of at least [`ONESWEEP_LONG_SHAPE`]'s keys take 132 (keys of up to 4 bytes, no
+/// values): H200, session 22 (run 4, medians, ms, rounds 132 / 264 / 132), 256x40x3, u32 keys
+/// 2^26 / 2^27 / 2^28 1.082 / 2.071 / 4.093, 1.090 / 2.109 / 4.163, 1.081 / 2.068 / 4.093; f32
+/// 1.115 / 2.116 / 4.204, 1.127 / 2.142 / 4.235, 1.120 / 2.117 / 4.207 (run 3: u32 1.080 /
+/// 4.094 and 1.087 / 4.108 against 1.089 / 4.141 and 1.097 / 4.146). Pairs u32/u32 at 384x26x2
+/// stay at 0 (run 3, 2^24 / 2^26 / 2^28: 0 0.498 / 1.849 / 7.413 and 0.502 / 1.850 / 7.398,
+/// 132 0.547 / 2.084 / 8.399 and 0.549 / 2.094 / 8.404).
+pub const fn onesweep_prefetch_ahead(key_bytes: u32, value_bytes: u32, tile: u32) -> u32 {
+    if value_bytes == 0 && key_bytes <= 4 && tile >= ONESWEEP_LONG_SHAPE.tile() {
+        132
+    } else if value_bytes == 0 && key_bytes <= 4 {
         264
     } else if value_bytes == 0 && key_bytes == 8 {
         132
@@ -336,34 +345,32 @@ impl std::str::FromStr for OnesweepShape {
     }
 }
 
-/// The onesweep pass kernel's tile for keys of at most 4 bytes: 256 threads of 32 keys (8192
-/// keys), 3 blocks per SM. Session 21 made the pass stage each key as soon as it is ranked
+/// The onesweep pass kernel's tile for keys of at most 4 bytes: 256 threads of 32 keys (8192 keys),
+/// 3 blocks per SM. Session 21 made the pass stage each key as soon as it is ranked
 /// (kernels/radix_sort_onesweep.cu), which frees its register for the rest of the ranking. On
-/// 256x28x3 that alone took u32 keys 2^24 / 2^26 / 2^28 from 0.334 / 1.175 / 4.546 to 0.327 /
-/// 1.168 / 4.506 ms, f32 from 0.356 / 1.206 / 4.622 to 0.340 / 1.188 / 4.589, u64 keys 2^24 /
-/// 2^26 (256x22x3) from 0.907-0.911 / 3.295-3.296 to 0.891-0.894 / 3.248-3.249; pairs level. It
-/// also freed the 256x32x3 tile of its spills (ptxas: 80 registers, 4 -> 0 B) and halved the
-/// hybrid's segmented pass's at 256x28x3 (168 -> 76 B; 136 B at 256x32x3, where the hybrid is
-/// off for 32-bit keys). H200, session 21 (`bench peers` medians, ms, two
-/// rounds), u32 keys 2^24 / 2^26 / 2^28:
+/// 256x28x3 that alone took u32 keys 2^24 / 2^26 / 2^28 from 0.334 / 1.175 / 4.546 to 0.327 / 1.168
+/// / 4.506 ms, f32 from 0.356 / 1.206 / 4.622 to 0.340 / 1.188 / 4.589, u64 keys 2^24 / 2^26
+/// (256x22x3) from 0.907-0.911 / 3.295-3.296 to 0.891-0.894 / 3.248-3.249; pairs level. It also
+/// freed the 256x32x3 tile of its spills (ptxas: 80 registers, 4 -> 0 B) and halved the hybrid's
+/// segmented pass's at 256x28x3 (168 -> 76 B; 136 B at 256x32x3, where the hybrid is off for 32-bit
+/// keys). H200, session 21 (`bench peers` medians, ms, two rounds), u32 keys 2^24 / 2^26 / 2^28:
 /// 256x28x3 0.326-0.327 / 1.159-1.166 / 4.494-4.504, **256x32x3 0.327-0.328 / 1.141-1.145 /
 /// 4.386-4.387**; f32 0.340-0.342 / 1.187-1.190 / 4.597-4.600 against 0.325-0.327 / 1.144 /
-/// 4.404-4.406; 256x24x4 (32 warps per SM) level with 256x28x3. The cost, run 4 (one round):
-/// u32 2^21 / 2^22 0.0755-0.0761 / 0.118-0.119 against 0.0718 / 0.116 on 256x28x3 (f32 level).
-/// Wider tiles, run 4, u32 / f32 2^22 / 2^24 / 2^28: 256x36x3 0.118 / 0.324 / 4.287, 0.125 /
-/// 0.339 / 4.303; 256x40x3 0.121 / 0.319 / 4.171, 0.137 / 0.346 / 4.259: faster at 2^28, slower
-/// below, so long inputs take [`ONESWEEP_LONG_SHAPE`] (session 22; [`onesweep_prefetch_ahead`]
-/// was not measured again on these tiles). Session 7, with early counts (ncu, sum of the passes,
+/// 4.404-4.406; 256x24x4 (32 warps per SM) level with 256x28x3. The cost, run 4 (one round): u32
+/// 2^21 / 2^22 0.0755-0.0761 / 0.118-0.119 against 0.0718 / 0.116 on 256x28x3 (f32 level). Wider
+/// tiles, run 4, u32 / f32 2^22 / 2^24 / 2^28: 256x36x3 0.118 / 0.324 / 4.287, 0.125 / 0.339 /
+/// 4.303; 256x40x3 0.121 / 0.319 / 4.171, 0.137 / 0.346 / 4.259: faster at 2^28, slower below, so
+/// long inputs take [`ONESWEEP_LONG_SHAPE`] (session 22, which also measured
+/// [`onesweep_prefetch_ahead`] again on it). Session 7, with early counts (ncu, sum of the passes,
 /// us; `HISTOSORT_ONESWEEP_SHAPE`), u32 keys 2^28: 384x23x2 (the tile of session 6) 4550 / 4540 /
 /// 4560 (three runs), 384x20x2 4770, 512x16x2 4760, 384x16x3 4570, 256x19x4 4560, 256x23x3 4490,
 /// 384x26x2 4430 / 4430, 384x28x2 4320 / 4320, 384x30x2 4280, 448x24x2 4280, **256x28x3 4230**.
-/// Session 6, before early counts, u32 keys 2^24 / 2^28: 256x15x4 389 / 5320, 256x18x3 370 /
-/// 5160, 256x20x3 362 / 5070, 512x15x2 360 / 5050, 384x20x2 352 / 4850, 384x23x2 349 / 4830;
-/// u64 keys 2^26: 256x15x3 3600, 384x11x2 3966, 384x13x2 3696, 384x15x2 3491 (session 7, with
-/// early counts: narrow 3424 / 3417, 384x15x2 3381 / 3384 / 3385, 384x13x2 3616, 384x11x2
-/// 3886, 256x11x4 3665, 256x19x2 3675: the narrow tile stayed until session 13, see
-/// [`ONESWEEP_WIDE_U64_SHAPE`]); pairs u32/u64 2^24: 256x15x3 (`VALUES_LATE` 0) 508, 384x15x2
-/// 542.
+/// Session 6, before early counts, u32 keys 2^24 / 2^28: 256x15x4 389 / 5320, 256x18x3 370 / 5160,
+/// 256x20x3 362 / 5070, 512x15x2 360 / 5050, 384x20x2 352 / 4850, 384x23x2 349 / 4830; u64 keys
+/// 2^26: 256x15x3 3600, 384x11x2 3966, 384x13x2 3696, 384x15x2 3491 (session 7, with early counts:
+/// narrow 3424 / 3417, 384x15x2 3381 / 3384 / 3385, 384x13x2 3616, 384x11x2 3886, 256x11x4 3665,
+/// 256x19x2 3675: the narrow tile stayed until session 13, see [`ONESWEEP_WIDE_U64_SHAPE`]); pairs
+/// u32/u64 2^24: 256x15x3 (`VALUES_LATE` 0) 508, 384x15x2 542.
 pub const ONESWEEP_WIDE_SHAPE: OnesweepShape = OnesweepShape {
     threads: 256,
     items: 32,
@@ -383,7 +390,9 @@ pub const ONESWEEP_WIDE_SHAPE: OnesweepShape = OnesweepShape {
 /// 2^26 on (u32 -4 to -5%, f32 -1 to -3%); below, f32 loses up to 12% on it. With CUB in the
 /// same run (run 2): u32 2^26 / 2^27 / 2^28 1.49 / 1.52 / 1.52x, f32 1.31 / 1.35 / 1.36x (run 3
 /// of session 21 on 256x32x3: u32 1.42 / - / 1.45x, f32 1.29 / - / 1.31x). ptxas (NVRTC 13.5):
-/// 80 registers and no spills at 36 and 40 keys per thread, u32 and f32 alike.
+/// 80 registers and no spills at 36 and 40 keys per thread, u32 and f32 alike. Its L2 prefetch
+/// runs 132 tiles ahead, not 264 ([`onesweep_prefetch_ahead`], run 4: 1-2% faster; the CUB
+/// ratios above were measured at 264).
 pub const ONESWEEP_LONG_SHAPE: OnesweepShape = OnesweepShape {
     threads: 256,
     items: 40,
@@ -401,15 +410,15 @@ pub fn onesweep_long_min_keys() -> u64 {
 }
 
 /// The pass kernel's tile for pairs of keys and values of up to 4 bytes each: 384 threads of 26
-/// pairs, 2 blocks per SM, at every length. H200, session 22 (run 1, medians, ms), pairs
-/// u32/u32 2^24 / 2^26 / 2^28: **384x26x2 0.507 / 1.860 / 7.416**, 384x28x2 0.533 / 1.963 /
-/// 7.709, 384x30x2 0.549 / 2.032 / 8.004, 384x32x2 0.560 / 2.037 / 8.069 (ptxas, NVRTC 13.5,
-/// spill stores 28 / 72 / 92 / 116 B). H200, pairs u32/u32 2^26 (ncu, sum of the passes, us),
-/// session 7 with early counts: 384x20x2 (the tile of session 6) 1796 / 1794 / 1790, 384x17x2 1895, 256x20x3
-/// 2055, 256x23x3 1981, 384x16x3 2077, 384x23x2 1743 / 1737 / 1733, 384x24x2 1712, **384x26x2
-/// 1703 / 1702**. Session 6, before early counts: 384x23x2 1950, 384x20x2 1832, 448x20x2 1900,
-/// 512x17x2 1979, 320x23x2 1940; 2^24 / 2^26 with `VALUES_LATE` 2: 256x15x3 605 / 2321,
-/// 256x20x3 548 / 2066, 384x23x2 513 / 1924 (the old tile and order: 604 / 2289).
+/// pairs, 2 blocks per SM, at every length. H200, session 22 (run 1, medians, ms), pairs u32/u32
+/// 2^24 / 2^26 / 2^28: **384x26x2 0.507 / 1.860 / 7.416**, 384x28x2 0.533 / 1.963 / 7.709, 384x30x2
+/// 0.549 / 2.032 / 8.004, 384x32x2 0.560 / 2.037 / 8.069 (ptxas, NVRTC 13.5, spill stores 28 / 72 /
+/// 92 / 116 B). H200, pairs u32/u32 2^26 (ncu, sum of the passes, us), session 7 with early counts:
+/// 384x20x2 (the tile of session 6) 1796 / 1794 / 1790, 384x17x2 1895, 256x20x3 2055, 256x23x3
+/// 1981, 384x16x3 2077, 384x23x2 1743 / 1737 / 1733, 384x24x2 1712, **384x26x2 1703 / 1702**.
+/// Session 6, before early counts: 384x23x2 1950, 384x20x2 1832, 448x20x2 1900, 512x17x2 1979,
+/// 320x23x2 1940; 2^24 / 2^26 with `VALUES_LATE` 2: 256x15x3 605 / 2321, 256x20x3 548 / 2066,
+/// 384x23x2 513 / 1924 (the old tile and order: 604 / 2289).
 pub const ONESWEEP_WIDE_PAIRS_SHAPE: OnesweepShape = OnesweepShape {
     threads: 384,
     items: 26,
@@ -1052,10 +1061,12 @@ mod tests {
         assert_eq!(onesweep_pass_min_blocks(4, 0), 4);
         assert_eq!(onesweep_pass_min_blocks(4, 4), 3);
         assert_eq!(onesweep_pass_min_blocks(8, 0), 3);
-        assert_eq!(onesweep_prefetch_ahead(4, 0), 264);
-        assert_eq!(onesweep_prefetch_ahead(4, 4), 0);
-        assert_eq!(onesweep_prefetch_ahead(8, 0), 132);
-        assert_eq!(onesweep_prefetch_ahead(8, 4), 0);
+        let (short, long) = (ONESWEEP_WIDE_SHAPE.tile(), ONESWEEP_LONG_SHAPE.tile());
+        assert_eq!(onesweep_prefetch_ahead(4, 0, short), 264);
+        assert_eq!(onesweep_prefetch_ahead(4, 0, long), 132);
+        assert_eq!(onesweep_prefetch_ahead(4, 4, long), 0);
+        assert_eq!(onesweep_prefetch_ahead(8, 0, short), 132);
+        assert_eq!(onesweep_prefetch_ahead(8, 4, short), 0);
         assert_eq!(onesweep_values_late(4, 4), 2);
         assert_eq!(onesweep_values_late(4, 8), 0);
         assert_eq!(onesweep_values_late(4, 0), 0);
