@@ -8,22 +8,6 @@ use crate::cuda::compile::{self, Target};
 use crate::cuda::{all_module_specs, probe_nvrtc};
 use crate::error::{Error, Result};
 
-/// A file-name-safe form of a module label.
-fn file_stem(label: &str) -> String {
-    label
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '.' || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect::<String>()
-        .trim_end_matches('_')
-        .to_string()
-}
-
 /// Writes `<module>.ptx` (and `<module>.sass`) for compute capability `cc` (the device's, or
 /// 9.0 without one) into `dir`. Returns a one-paragraph summary.
 pub fn export(dir: &Path, cc: Option<(i32, i32)>) -> Result<String> {
@@ -36,7 +20,7 @@ pub fn export(dir: &Path, cc: Option<(i32, i32)>) -> Result<String> {
     let (mut ptx, mut sass) = (0, 0);
     let mut sass_errors = Vec::new();
     for spec in all_module_specs() {
-        let stem = file_stem(&spec.label());
+        let stem = spec.file_stem();
         let text = compile::compile_ptx(&spec, major, minor)?;
         let p = dir.join(format!("{stem}.ptx"));
         std::fs::write(&p, text).map_err(|e| Error::io(&p, e))?;
@@ -77,17 +61,4 @@ pub fn export(dir: &Path, cc: Option<(i32, i32)>) -> Result<String> {
         ));
     }
     Ok(s)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn stems_are_safe() {
-        assert_eq!(
-            file_stem("radix_sort_three_phase.cu[THREADS=256,KEY_BITS=32]"),
-            "radix_sort_three_phase.cu_THREADS_256_KEY_BITS_32"
-        );
-    }
 }

@@ -113,7 +113,8 @@ impl ModuleSpec {
         self
     }
 
-    /// A short, file-name-safe label: `radix_sort_three_phase.cu[KEY_BITS=32,...]`.
+    /// The module's label: `radix_sort_three_phase.cu[KEY_BITS=32,...]` (its file name:
+    /// [`ModuleSpec::file_stem`]).
     pub fn label(&self) -> String {
         let d: Vec<String> = self
             .defines
@@ -123,24 +124,26 @@ impl ModuleSpec {
         format!("{}[{}]", self.file.file_name(), d.join(","))
     }
 
-    /// A file name stem for the module's image: the label with every character other than
-    /// ASCII letters, digits, `.` and `_` made `_`; a label too long for a file name (most
-    /// file systems allow 255 bytes) is cut to its first 160 characters and ends with the hash
-    /// of the whole label, so that stems stay distinct.
+    /// A file name stem for the module's image (`compile-kernels --out`, `bench --export-ptx`):
+    /// the label with every character other than ASCII letters, digits, `.`, `-` and `_` made
+    /// `_`, and no `_` at the end; a label too long for a file name (most file systems allow
+    /// 255 bytes) is cut to its first 160 characters and ends with the hash of the whole label,
+    /// so that stems stay distinct.
     pub fn file_stem(&self) -> String {
         let label = self.label();
         let name: String = label
             .chars()
             .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '.' || c == '_' {
+                if c.is_ascii_alphanumeric() || c == '.' || c == '-' || c == '_' {
                     c
                 } else {
                     '_'
                 }
             })
             .collect();
+        let name = name.trim_end_matches('_');
         if name.len() <= 200 {
-            name
+            name.to_string()
         } else {
             let hash = fnv1a(label.as_bytes(), 0xcbf2_9ce4_8422_2325);
             format!("{}_{hash:016x}", &name[..160])
@@ -517,8 +520,13 @@ mod tests {
 
     #[test]
     fn file_stems_fit_a_file_name_and_stay_distinct() {
-        let short = ModuleSpec::new(KernelFile::Onesweep).define("ITEMS", 8);
-        assert_eq!(short.file_stem(), "radix_sort_onesweep.cu_ITEMS_8_");
+        let short = ModuleSpec::new(KernelFile::ThreePhase)
+            .define("THREADS", 256)
+            .define("KEY_BITS", 32);
+        assert_eq!(
+            short.file_stem(),
+            "radix_sort_three_phase.cu_THREADS_256_KEY_BITS_32"
+        );
         let long = |last: u32| {
             (0..30)
                 .fold(ModuleSpec::new(KernelFile::Onesweep), |s, i| {

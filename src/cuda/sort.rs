@@ -583,17 +583,22 @@ impl CudaBackend {
         })
     }
 
+    /// The pass kernel's tile on this device for `n` keys of `key` with `value_bytes` values.
+    fn onesweep_shape(&self, key: DType, value_bytes: u32, n: u64) -> OnesweepShape {
+        onesweep_pass_shape(
+            key.size() as u32,
+            value_bytes,
+            n,
+            self.info.shared_per_block_optin,
+            self.info.shared_per_sm,
+        )
+    }
+
     fn make_onesweep(&self, key: &PlanKey) -> Result<Onesweep> {
         let n = key.n;
         // Counts of 30 bits fit the 32-bit status words below 2^30 keys.
         let status_bits = if (n as u64) < (1 << 30) { 32 } else { 64 };
-        let shape = onesweep_pass_shape(
-            key.key.size() as u32,
-            key.value_bytes,
-            n as u64,
-            self.info.shared_per_block_optin,
-            self.info.shared_per_sm,
-        );
+        let shape = self.onesweep_shape(key.key, key.value_bytes, n as u64);
         let spec = onesweep_spec_shape(key.key, key.value_bytes, status_bits, shape, true)?;
         let tile = shape.tile() as u64;
         let pass_shared = shape.shared_bytes(key.key.size() as u32, key.value_bytes);
@@ -1057,13 +1062,7 @@ impl CudaBackend {
         let (begin, end) = opts.bit_range(K::Bits::BITS);
         let passes = (end - begin).div_ceil(ONESWEEP_RADIX_BITS);
         let status_bits = if (n as u64) < (1 << 30) { 32 } else { 64 };
-        let shape = onesweep_pass_shape(
-            K::DTYPE.size() as u32,
-            0,
-            n as u64,
-            self.info.shared_per_block_optin,
-            self.info.shared_per_sm,
-        );
+        let shape = self.onesweep_shape(K::DTYPE, 0, n as u64);
         let spec = onesweep_spec_shape(K::DTYPE, 0, status_bits, shape, true)?;
         let h = self.digit_histogram(&spec, passes, per_block)?;
         let words = (passes << ONESWEEP_RADIX_BITS) as usize;
