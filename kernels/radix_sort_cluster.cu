@@ -1,10 +1,12 @@
-// The LSD radix sort of small inputs in ONE thread-block cluster (sm_90 and later): the keys
-// stay in the cluster's distributed shared memory (DSMEM) for every pass, so a pass costs two
-// cluster barriers and on-chip traffic instead of a look-back over global status words and a
-// grid barrier (the single-launch onesweep kernel, which this replaces up to
-// CLUSTER_SORT_MAX keys).
+// The LSD radix sort of small inputs in thread-block clusters (sm_90 and later): the keys stay
+// in a cluster's distributed shared memory (DSMEM) for every pass, so a pass costs two cluster
+// barriers and on-chip traffic instead of a look-back over global status words and a grid
+// barrier (the single-launch onesweep kernel, which this replaces up to CLUSTER_SORT_MAX keys).
+// Each cluster of the grid sorts its own segment of the input (cluster c: keys [c * S, (c + 1)
+// * S), S = the cluster's blocks * CHUNK); with more than one cluster, `cluster_merge` (at the
+// end of this file) then merges the sorted segments.
 //
-// Block r of the cluster (its rank, 0 to gridDim.x - 1; the grid is one cluster) owns positions
+// Block r of a cluster (its rank, 0 to the cluster's blocks - 1) owns positions
 // [r * CHUNK, (r + 1) * CHUNK) of the sequence, CHUNK = THREADS * ITEMS; positions past n are
 // padding with the all-ones image, which ranks after every real key, so the padding stays at
 // the end and never reaches the output. Each block keeps its chunk in shared memory, in two
@@ -77,6 +79,17 @@ __device__ __forceinline__ u32 cluster_rank() {
     asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
     return r;
 }
+// Blocks in this block's cluster, and the cluster's index in the grid.
+__device__ __forceinline__ u32 cluster_blocks() {
+    u32 r;
+    asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(r));
+    return r;
+}
+__device__ __forceinline__ u32 cluster_index() {
+    u32 r;
+    asm volatile("mov.u32 %0, %%clusterid.x;" : "=r"(r));
+    return r;
+}
 
 // Split cluster barrier: arrive (release: this block's shared and global writes become visible
 // to the blocks that wait), then wait (acquire). `.aligned`: every thread of the warp executes
@@ -135,20 +148,33 @@ __device__ __forceinline__ uint4 remote_load4(u32 addr) {
     return v;
 }
 
-// The whole sort of n <= gridDim.x * CHUNK keys, in one cluster of gridDim.x blocks (launched
-// with the cluster dimension set to the grid). Bits [begin_bit, end_bit), 8 per pass.
+// The sort of n keys, bits [begin_bit, end_bit), 8 per pass, by clusters of B blocks: cluster c
+// sorts keys [c * B * CHUNK, min((c + 1) * B * CHUNK, n)) into the same positions of the output
+// (the grid holds ceil(n / (B * CHUNK)) clusters). With `raw`, the output holds the keys'
+// radix images (what `cluster_merge` compares) instead of the keys.
 extern "C" __global__ void __launch_bounds__(THREADS, 1)
 cluster_sort(const key_t *keys_in, key_t *keys_out, const value_t *vals_in, value_t *vals_out,
-             u32 n, u32 begin_bit, u32 end_bit, u32 desc, u32 iota) {
+             u32 n, u32 begin_bit, u32 end_bit, u32 desc, u32 iota, u32 raw) {
     // (No __restrict__: in place, keys_in is keys_out. Every input is read before the first
     // cluster barrier and every output written after the last pass's.)
     extern __shared__ __align__(16) unsigned char s_cluster[];
     static_assert(sizeof(ClusterStorage) <= CLUSTER_SMEM_BYTES,
                   "the host's CLUSTER_SMEM_BYTES is too small");
     ClusterStorage &st = *reinterpret_cast<ClusterStorage *>(s_cluster);
+    // A merge may follow, chained: it may launch now (it waits for this grid to complete).
+    launch_dependents();
     const u32 tid = threadIdx.x, lane = lane_id(), warp = warp_id();
-    const u32 blocks = gridDim.x;
+    const u32 blocks = cluster_blocks();
     const u32 me = cluster_rank();
+    // This cluster's segment: from here on, positions and n are the segment's.
+    const u32 seg = cluster_index() * blocks * CHUNK;
+    keys_in += seg;
+    keys_out += seg;
+#if HAS_VALUES
+    if (!iota) vals_in += seg;
+    vals_out += seg;
+#endif
+    n = min(n - seg, blocks * CHUNK);
     const u32 base = me * CHUNK;
     const u32 pad = blocks * CHUNK - n;
     (void)vals_in;
@@ -163,7 +189,7 @@ cluster_sort(const key_t *keys_in, key_t *keys_out, const value_t *vals_in, valu
 #if HAS_VALUES
         if (g < n) {
 #if VALUE_BYTES == 4 || VALUE_BYTES == 8
-            st.vals[0][i] = iota ? (value_t)g : vals_in[g];
+            st.vals[0][i] = iota ? (value_t)(seg + g) : vals_in[g];
 #else
             st.vals[0][i] = vals_in[g];
 #endif
@@ -257,7 +283,7 @@ cluster_sort(const key_t *keys_in, key_t *keys_out, const value_t *vals_in, valu
             const u32 dst = st.out_base[digit_of(x, shift, mask)] + s;
             if (last) {
                 if (dst < n) {
-                    keys_out[dst] = key_out(x, desc);
+                    keys_out[dst] = raw ? x : key_out(x, desc);
 #if HAS_VALUES
                     vals_out[dst] = st.vals[cur][s];
 #endif
@@ -284,7 +310,7 @@ cluster_sort(const key_t *keys_in, key_t *keys_out, const value_t *vals_in, valu
         for (int j = 0; j < ITEMS; j++) {
             const u32 i = j * THREADS + tid, g = base + i;
             if (g < n) {
-                keys_out[g] = key_out(st.keys[cur][i], desc);
+                keys_out[g] = raw ? st.keys[cur][i] : key_out(st.keys[cur][i], desc);
 #if HAS_VALUES
                 vals_out[g] = st.vals[cur][i];
 #endif
@@ -292,4 +318,118 @@ cluster_sort(const key_t *keys_in, key_t *keys_out, const value_t *vals_in, valu
         }
     }
     cluster_wait();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stable merge of the sorted segments the clusters leave (`raw`: radix images, compared on the
+// sort's bits only, `bits`). `src` holds sorted runs of `run` keys (the last one may be
+// shorter); runs 2r and 2r + 1 merge into the same positions of `dst`, a key of run 2r before
+// an equal one of run 2r + 1, so the merge keeps the order the runs' sorts kept. With `finish`,
+// `dst` gets the keys (the output transform undone), else radix images for the next merge.
+// Block b writes positions [b * MERGE_TILE, (b + 1) * MERGE_TILE) (2 * run is a multiple of
+// the tile, so a tile never straddles two pairs of runs): two warps find where the tile's
+// first and last positions split between the two runs (the merge path), the block stages the
+// tile's keys of both runs in shared memory, and each thread merges MERGE_ITEMS of them.
+#ifndef MERGE_THREADS
+#error "MERGE_THREADS (threads per merge block) must be defined"
+#endif
+#ifndef MERGE_ITEMS
+#error "MERGE_ITEMS (keys per merge thread) must be defined"
+#endif
+static_assert(MERGE_THREADS * MERGE_ITEMS <= 65536, "a tile's slots fit 16 bits");
+#define MERGE_TILE (MERGE_THREADS * MERGE_ITEMS)
+
+// How many of the first `diag` keys of the merge of a[0, na) and b[0, nb) come from a: the
+// first i with a[i] > b[diag - 1 - i] (compared under `m`; a key of a goes first on a tie).
+// The predicate a[i] <= b[diag - 1 - i] holds for a prefix of i, so the warp narrows the range
+// 32 ways per step: every lane tests one i, and the ballot's count of trues places the answer.
+__device__ __forceinline__ u32 merge_split(const key_t *a, u32 na, const key_t *b, u32 nb,
+                                           u32 diag, key_t m) {
+    const u32 lane = lane_id();
+    u32 lo = diag > nb ? diag - nb : 0, hi = min(diag, na);
+    while (lo < hi) {
+        const u32 len = hi - lo;
+        const u32 i = len <= WARP_THREADS ? lo + lane : lo + (u32)((u64)lane * len / WARP_THREADS);
+        bool t = false;
+        if (lane < len) t = (a[i] & m) <= (b[diag - 1 - i] & m);
+        const u32 c = __popc(__ballot_sync(FULL_MASK, t));
+        const u32 below = __shfl_sync(FULL_MASK, i, c == 0 ? 0 : c - 1);
+        const u32 above = __shfl_sync(FULL_MASK, i, c == WARP_THREADS ? 0 : c);
+        if (len <= WARP_THREADS) return lo + c;
+        if (c == 0) return lo;  // false at lo already
+        // True at `below`, false at `above` (or past every lane's test).
+        lo = below + 1;
+        if (c < WARP_THREADS) hi = above;
+    }
+    return lo;
+}
+
+extern "C" __global__ void __launch_bounds__(MERGE_THREADS)
+cluster_merge(const key_t *__restrict__ ks, key_t *__restrict__ kd,
+              const value_t *__restrict__ vs, value_t *__restrict__ vd, u32 n, u32 run, u64 bits,
+              u32 finish, u32 desc) {
+    __shared__ key_t sk[MERGE_TILE];
+    __shared__ key_t so[MERGE_TILE];
+#if HAS_VALUES
+    __shared__ u16 sfrom[MERGE_TILE];
+#endif
+    __shared__ u32 split[2];
+    (void)vs;
+    (void)vd;
+    // Chained after the sort or the merge before: wait for its writes, let the next one launch.
+    grid_dependency_wait();
+    launch_dependents();
+    const key_t m = (key_t)bits;
+    const u32 tid = threadIdx.x, lane = lane_id(), warp = warp_id();
+    const u32 o0 = blockIdx.x * MERGE_TILE;
+    if (o0 >= n) return;
+    const u32 pb = o0 / (2 * run) * (2 * run);
+    const u32 na = min(run, n - pb), nb = min(run, n - pb - na);
+    const key_t *a = ks + pb, *b = a + na;
+    const u32 d0 = o0 - pb, d1 = min(d0 + MERGE_TILE, na + nb);
+    if (warp < 2) {
+        const u32 s = merge_split(a, na, b, nb, warp ? d1 : d0, m);
+        if (lane == 0) split[warp] = s;
+    }
+    __syncthreads();
+    const u32 a0 = split[0], la = split[1] - a0, b0 = d0 - a0, lb = (d1 - d0) - la;
+    const u32 cnt = la + lb;
+    for (u32 i = tid; i < cnt; i += MERGE_THREADS) sk[i] = i < la ? a[a0 + i] : b[b0 + i - la];
+    __syncthreads();
+    // This thread's outputs [d, d + MERGE_ITEMS) of the tile: where they split, by bisection in
+    // shared memory, then a sequential merge.
+    const u32 d = min(tid * MERGE_ITEMS, cnt);
+    u32 lo = d > lb ? d - lb : 0, hi = min(d, la);
+    while (lo < hi) {
+        const u32 mid = (lo + hi) / 2;
+        if ((sk[mid] & m) <= (sk[la + d - 1 - mid] & m))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    u32 ia = lo, ib = la + d - lo;
+#pragma unroll
+    for (int j = 0; j < MERGE_ITEMS; j++) {
+        if (d + j < cnt) {
+            const bool take_a =
+                ib >= cnt || (ia < la && (sk[ia] & m) <= (sk[ib] & m));
+            const u32 from = take_a ? ia++ : ib++;
+            so[d + j] = sk[from];
+#if HAS_VALUES
+            sfrom[d + j] = (u16)from;
+#endif
+        }
+    }
+    __syncthreads();
+    key_t *out = kd + pb + d0;
+#if HAS_VALUES
+    value_t *vout = vd + pb + d0;
+#endif
+    for (u32 i = tid; i < cnt; i += MERGE_THREADS) {
+        out[i] = finish ? key_out(so[i], desc) : so[i];
+#if HAS_VALUES
+        const u32 f = sfrom[i];
+        vout[i] = f < la ? vs[pb + a0 + f] : vs[pb + na + b0 + f - la];
+#endif
+    }
 }

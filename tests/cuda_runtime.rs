@@ -628,8 +628,10 @@ fn cluster_sort_sizes_skips_pairs_and_modes() {
         // In place on the device.
         sorts_in_place_like_reference(g, &keys(n, 10 + n as u64), &os, &format!("in place n={n}"));
     }
-    // u64 keys just above their counting sort (2^12): one key per thread.
-    for n in [4097, 5000, 8191, 8192] {
+    // u64 keys just above their counting sort (2^12): one key per thread; and longer ones,
+    // which the cluster sort may split between clusters and merge (every length does under
+    // `HISTOSORT_CLUSTER_SEGMENT=2048`).
+    for n in [4097, 5000, 8191, 8192, 16_385, 40_000, 65_536] {
         if clusters {
             assert_eq!(
                 g.sort_plan::<u64>(n, 0, &os).unwrap().path(),
@@ -648,6 +650,12 @@ fn cluster_sort_sizes_skips_pairs_and_modes() {
             (a, b),
             reference::sort_pairs(&few, &v, &os),
             "u64/u32 pairs n={n}"
+        );
+        let p: Vec<u32> = e.argsort_as(&few, &os.clone().descending()).unwrap();
+        assert_eq!(
+            p,
+            reference::argsort::<u64, u32>(&few, &os.clone().descending()),
+            "u64 argsort n={n}"
         );
     }
     // Graph capture and replay (graph mode: on the first run; auto: on the second run on the

@@ -84,24 +84,27 @@ impl CudaBackend {
 }
 
 impl CudaBackend {
-    /// Launches `f` as one thread-block cluster of `grid` blocks (`cuLaunchKernelEx` with the
-    /// cluster dimension set to the grid; sm_90 and later). Sizes above 8 blocks need the
+    /// Launches `f` as `clusters` thread-block clusters of `grid` blocks each (`cuLaunchKernelEx`
+    /// with the cluster dimension `grid`; sm_90 and later). Sizes above 8 blocks need the
     /// function's non-portable cluster size attribute, which the caller sets.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn launch_cluster(
         &self,
         f: &CudaFunction,
         name: &str,
+        clusters: u32,
         grid: u32,
         block: u32,
         shared_bytes: u32,
         args: &[KArg],
     ) -> Result<()> {
-        let what =
-            format!("cuLaunchKernelEx({name}, cluster of {grid} x {block}, {shared_bytes} B)");
+        let what = format!(
+            "cuLaunchKernelEx({name}, {clusters} cluster(s) of {grid} x {block}, {shared_bytes} B)"
+        );
         self.launch_ex(
             f,
             &what,
-            grid,
+            clusters * grid,
             block,
             shared_bytes,
             args,

@@ -15,16 +15,17 @@ use crate::error::{Error, Result};
 use crate::key::{DType, RadixBits, RadixKey, SortIndex, Value};
 use crate::options::SortOptions;
 use crate::tuning::cuda::{
-    cluster_sort_limit, cluster_sort_shape, cluster_sort_threads, hist_one_read,
-    hybrid_local_items, onesweep_default_shapes, onesweep_fused_items, onesweep_hist_shape,
-    onesweep_items, onesweep_narrow_shape, onesweep_pass_shape, onesweep_prefetch_ahead,
-    onesweep_shape_override, onesweep_values_late, rank_sort_limit, rank_sort_max, ClusterShape,
-    OnesweepShape, CLUSTER_SORT_BLOCKS, CLUSTER_SORT_ITEMS, CLUSTER_SORT_THREADS,
-    ELEMENTWISE_THREADS, HYBRID_FILL_16THS, HYBRID_LOCAL_MIN_BLOCKS, HYBRID_LOCAL_THREADS,
-    ONESWEEP_FREE_RANK_SKEW, ONESWEEP_FUSED_ITEMS, ONESWEEP_FUSED_MAX, ONESWEEP_HIST_LANES_PASSES,
-    ONESWEEP_LOOKBACK, ONESWEEP_RADIX_BITS, ONESWEEP_RANK_BALLOT, ONESWEEP_SKIP_MIN,
-    ONESWEEP_THREADS, RANK_SORT_THREADS, SM90_SHARED_PER_BLOCK_OPTIN, THREE_PHASE_DIGIT_BITS,
-    THREE_PHASE_DIGIT_WIDTHS, THREE_PHASE_ITEMS, THREE_PHASE_THREADS, THREE_PHASE_TILE,
+    cluster_merge_shape, cluster_sort_limit, cluster_sort_segment_limit, cluster_sort_shape,
+    cluster_sort_threads, hist_one_read, hybrid_local_items, onesweep_default_shapes,
+    onesweep_fused_items, onesweep_hist_shape, onesweep_items, onesweep_narrow_shape,
+    onesweep_pass_shape, onesweep_prefetch_ahead, onesweep_shape_override, onesweep_values_late,
+    rank_sort_limit, rank_sort_max, ClusterShape, OnesweepShape, CLUSTER_SORT_BLOCKS,
+    CLUSTER_SORT_ITEMS, CLUSTER_SORT_THREADS, ELEMENTWISE_THREADS, HYBRID_FILL_16THS,
+    HYBRID_LOCAL_MIN_BLOCKS, HYBRID_LOCAL_THREADS, ONESWEEP_FREE_RANK_SKEW, ONESWEEP_FUSED_ITEMS,
+    ONESWEEP_FUSED_MAX, ONESWEEP_HIST_LANES_PASSES, ONESWEEP_LOOKBACK, ONESWEEP_RADIX_BITS,
+    ONESWEEP_RANK_BALLOT, ONESWEEP_SKIP_MIN, ONESWEEP_THREADS, RANK_SORT_THREADS,
+    SM90_SHARED_PER_BLOCK_OPTIN, THREE_PHASE_DIGIT_BITS, THREE_PHASE_DIGIT_WIDTHS,
+    THREE_PHASE_ITEMS, THREE_PHASE_THREADS, THREE_PHASE_TILE,
 };
 
 /// KEY_BITS and KEY_KIND of a key type, or why the GPU cannot sort it.
@@ -77,12 +78,15 @@ fn rank_sort_spec(key: DType, value_bytes: u32) -> Result<ModuleSpec> {
 /// The cluster sort of small inputs (one thread-block cluster, sm_90 and later).
 fn cluster_spec(key: DType, value_bytes: u32, shape: ClusterShape) -> Result<ModuleSpec> {
     let (bits, kind) = key_defines(key)?;
+    let merge = cluster_merge_shape();
     Ok(ModuleSpec::new(KernelFile::ClusterSort)
         .define("THREADS", shape.threads)
         .define("ITEMS", shape.items)
         .define("RADIX_BITS", ONESWEEP_RADIX_BITS)
         .define("RANK_BALLOT", ONESWEEP_RANK_BALLOT)
         .define("CLUSTER_MAX", CLUSTER_SORT_BLOCKS)
+        .define("MERGE_THREADS", merge.0)
+        .define("MERGE_ITEMS", merge.1)
         .define(
             "CLUSTER_SMEM_BYTES",
             shape.shared_bytes(key.size() as u32, value_bytes),
@@ -252,6 +256,7 @@ pub fn all_sort_specs() -> Vec<ModuleSpec> {
                             threads: CLUSTER_SORT_THREADS,
                             items,
                             blocks: CLUSTER_SORT_BLOCKS,
+                            clusters: 1,
                         };
                         // Only shapes that fit an sm_90 block's shared memory.
                         if shape.shared_bytes(d.size() as u32, vb) <= SM90_SHARED_PER_BLOCK_OPTIN {
@@ -340,9 +345,9 @@ struct DigitHistogram {
 struct Onesweep {
     /// The counting sort, when the input is small enough for it (taken before the others).
     rank: Option<CudaFunction>,
-    /// The cluster sort and its shape, when the input fits one cluster (taken after the
-    /// counting sort, before the single launch).
-    cluster: Option<(CudaFunction, ClusterShape)>,
+    /// The cluster sort, when the input fits its clusters (taken after the counting sort,
+    /// before the single launch).
+    cluster: Option<ClusterSort>,
     /// The single-launch kernel and its grid (one block per tile), when this shape fits one
     /// resident grid.
     fused: Option<(CudaFunction, u64)>,
@@ -373,6 +378,14 @@ struct Onesweep {
     status: [CudaSlice<u8>; 2],
     /// The hybrid sort, where it applies to this shape (boxed: most plans have none).
     hybrid: Option<Box<Hybrid>>,
+}
+
+/// The cluster sort's kernels and shape: the clusters' sort, and the merge of their sorted
+/// segments where there is more than one.
+struct ClusterSort {
+    sort: CudaFunction,
+    merge: CudaFunction,
+    shape: ClusterShape,
 }
 
 /// The hybrid sort's kernels and buffer (MSD on the top 16 bits, then in-bucket sorts).
@@ -425,9 +438,9 @@ impl SortPlan {
     }
 
     /// The kernels the plan runs for its length: `counting` (the all-pairs counting sort of
-    /// small inputs), `cluster` (one thread-block cluster), `single-launch` (the cooperative
-    /// onesweep kernel), `passes` (the onesweep digit histogram and pass kernels),
-    /// `three-phase`, or `identity` (an empty bit range: a copy).
+    /// small inputs), `cluster` (thread-block clusters, and merges where there are several),
+    /// `single-launch` (the cooperative onesweep kernel), `passes` (the onesweep digit
+    /// histogram and pass kernels), `three-phase`, or `identity` (an empty bit range: a copy).
     pub fn path(&self) -> &'static str {
         match &self.design {
             Design::ThreePhase(_) => "three-phase",
@@ -890,9 +903,9 @@ impl CudaBackend {
     }
 
     /// The cluster sort's kernel and shape for `key`, or `None` where it does not apply: a
-    /// device before sm_90, more keys than one cluster holds, or a cluster the device cannot
-    /// place (its occupancy query says none fits).
-    fn cluster_kernel(&self, key: &PlanKey) -> Result<Option<(CudaFunction, ClusterShape)>> {
+    /// device before sm_90, more keys than the cluster sort takes, or a cluster the device
+    /// cannot place (its occupancy query says none fits).
+    fn cluster_kernel(&self, key: &PlanKey) -> Result<Option<ClusterSort>> {
         if self.info.compute_capability.0 < 9 || !self.info.target.starts_with("sm_") {
             return Ok(None);
         }
@@ -904,10 +917,12 @@ impl CudaBackend {
             self.info.shared_per_block_optin,
             cluster_sort_limit(),
             cluster_sort_threads(),
+            cluster_sort_segment_limit(kb, vb, (key.end - key.begin).div_ceil(ONESWEEP_RADIX_BITS)),
         ) else {
             return Ok(None);
         };
-        let f = self.function(&cluster_spec(key.key, vb, shape)?, "cluster_sort")?;
+        let spec = cluster_spec(key.key, vb, shape)?;
+        let f = self.function(&spec, "cluster_sort")?;
         let bytes = shape.shared_bytes(kb, vb);
         use cudarc::driver::sys::CUfunction_attribute as A;
         allow_dynamic_shared(&f, bytes, "cluster_sort")?;
@@ -916,7 +931,12 @@ impl CudaBackend {
                 .map_err(|e| driver_err("cuFuncSetAttribute(cluster_sort, cluster size)", e))?;
         }
         let fits = self.max_active_clusters(&f, shape.blocks, shape.threads, bytes)?;
-        Ok((fits >= 1).then_some((f, shape)))
+        let merge = self.function(&spec, "cluster_merge")?;
+        Ok((fits >= 1).then_some(ClusterSort {
+            sort: f,
+            merge,
+            shape,
+        }))
     }
 
     /// Enqueues the whole sort: keys (and values) from `io[0]`/`io[1]` to `io[2]`/`io[3]`.
@@ -1080,6 +1100,90 @@ impl CudaBackend {
         Ok(out)
     }
 
+    /// The cluster sort: the clusters' sort, then (with more than one cluster) the merges of
+    /// their sorted segments, through the plan's scratch buffers `keys` and `vals`.
+    fn enqueue_cluster(
+        &self,
+        k: &PlanKey,
+        c: &ClusterSort,
+        io: [u64; 4],
+        keys: [u64; 2],
+        vals: [u64; 2],
+    ) -> Result<()> {
+        let shape = c.shape;
+        let merges = shape.merges();
+        let has_vals = k.value_bytes > 0;
+        let desc = (k.order == Order::Descending) as u32;
+        // The clusters write radix images to scratch where merges follow: merge m reads buffer
+        // m % 2 and the last one writes the output.
+        let (kout, vout) = if merges == 0 {
+            (io[2], io[3])
+        } else {
+            (keys[0], vals[0])
+        };
+        // Every cluster reads its whole segment before it writes any of it: in place needs no
+        // copy.
+        self.launch_cluster(
+            &c.sort,
+            "cluster_sort",
+            shape.clusters,
+            shape.blocks,
+            shape.threads,
+            shape.shared_bytes(k.key.size() as u32, k.value_bytes),
+            &[
+                KArg::U64(io[0]),
+                KArg::U64(kout),
+                KArg::U64(if has_vals { io[1] } else { 0 }),
+                KArg::U64(if has_vals { vout } else { 0 }),
+                KArg::U32(k.n as u32),
+                KArg::U32(k.begin),
+                KArg::U32(k.end),
+                KArg::U32(desc),
+                KArg::U32(k.iota as u32),
+                KArg::U32((merges > 0) as u32),
+            ],
+        )?;
+        // The sort's bits [begin, end) of the radix image: what the merge compares.
+        let width = k.end - k.begin;
+        let bits = if width >= 64 {
+            u64::MAX
+        } else {
+            ((1u64 << width) - 1) << k.begin
+        };
+        let n = k.n as u32;
+        let (merge_threads, merge_items) = cluster_merge_shape();
+        let mut run = shape.segment();
+        for m in 0..merges {
+            let last = m + 1 == merges;
+            let src = (m % 2) as usize;
+            let (kd, vd) = if last {
+                (io[2], io[3])
+            } else {
+                (keys[1 - src], vals[1 - src])
+            };
+            self.launch_chained(
+                &c.merge,
+                "cluster_merge",
+                n.div_ceil(merge_threads * merge_items),
+                merge_threads,
+                0,
+                &[
+                    KArg::U64(keys[src]),
+                    KArg::U64(kd),
+                    KArg::U64(if has_vals { vals[src] } else { 0 }),
+                    KArg::U64(if has_vals { vd } else { 0 }),
+                    KArg::U32(n),
+                    KArg::U32(run),
+                    KArg::U64(bits),
+                    KArg::U32(last as u32),
+                    KArg::U32(desc),
+                ],
+            )?;
+            run *= 2;
+        }
+        Ok(())
+    }
+
     fn enqueue_onesweep(&self, k: &PlanKey, os: &Onesweep, io: [u64; 4]) -> Result<()> {
         let s = &self.stream;
         let n = k.n as u64;
@@ -1137,16 +1241,8 @@ impl CudaBackend {
                 &small_args(kin, vin),
             );
         }
-        if let Some((f, shape)) = &os.cluster {
-            // Reads every input before writing any output: in place needs no copy.
-            return self.launch_cluster(
-                f,
-                "cluster_sort",
-                shape.blocks,
-                shape.threads,
-                shape.shared_bytes(k.key.size() as u32, k.value_bytes),
-                &small_args(io[0], io[1]),
-            );
+        if let Some(c) = &os.cluster {
+            return self.enqueue_cluster(k, c, io, keys, vals);
         }
         if let Some((fused, ftiles)) = &os.fused {
             // No clearing: the kernel leaves `meta` as zeroed as make_onesweep allocated it.

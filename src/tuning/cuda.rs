@@ -683,8 +683,8 @@ pub fn rank_sort_limit(key_bytes: usize) -> usize {
 /// counts pushed into every block's table before the first cluster barrier instead of pulled
 /// after it, u64 54.7 -> 55.6, u32 25.7 -> 26.0, pairs 33.2 -> 34.9.
 pub const CLUSTER_SORT_THREADS: u32 = 512;
-/// Cluster sort: the most blocks of its one cluster (16 is beyond the portable 8: the kernel
-/// opts in to the non-portable size).
+/// Cluster sort: the most blocks of a cluster (16 is beyond the portable 8: the kernel opts in
+/// to the non-portable size).
 pub const CLUSTER_SORT_BLOCKS: u32 = 16;
 /// Cluster sort: keys per thread it may take, the fewest that fit being chosen.
 pub const CLUSTER_SORT_ITEMS: [u32; 5] = [1, 2, 4, 8, 16];
@@ -695,18 +695,88 @@ pub const CLUSTER_SORT_ITEMS: [u32; 5] = [1, 2, 4, 8, 16];
 /// ~20 us.
 pub const CLUSTER_SORT_MAX: usize = 1 << 16;
 
-/// The cluster sort's shape for `n` keys: blocks of `threads` threads with `items` keys each.
+/// Cluster sort: the most keys one cluster sorts, by the bytes a key moves through the
+/// cluster (`passes` digit passes of `key_bytes + value_bytes` each). A longer input is split
+/// into segments of this many keys, one cluster each (the clusters run side by side on their
+/// own SMs), and the sorted segments are merged (`cluster_merge`, one launch per doubling of
+/// the run's length). A pass costs more the more keys each thread holds; a merge level costs
+/// about 5 us at 2^16 keys whatever the passes. H200, session 23 run 1 (`bench peers`, us at
+/// 2^16, one cluster / segments of 2^15 / 2^14): u64 keys (8 passes of 8 bytes) 54.7 / 47.6 /
+/// **43.7**, u32/u32 pairs (4 x 8) 33.8 / 30.8 / **30.1**, u32 keys (4 x 4) **25.8** / 25.4 / 26.4,
+/// u32 bits [0,16) (2 x 4) **14.4** / 16.7 / 19.2; u64 2^15 42.3 -> 38.9 in segments of 2^14;
+/// segments of 2^13 (eight 16-block clusters, more than the device holds at once) lose again.
+pub const fn cluster_sort_segment(key_bytes: u32, value_bytes: u32, passes: u32) -> usize {
+    if passes * (key_bytes + value_bytes) >= 32 {
+        1 << 14
+    } else {
+        CLUSTER_SORT_MAX
+    }
+}
+
+/// The merge of the clusters' sorted segments: threads per block and keys per thread (a
+/// block writes one tile of the output). The merge is latency-bound (two global round trips
+/// to split a tile, then the tile's own loads): smaller tiles spread it over more SMs. H200,
+/// session 23 run 2, u64 keys / u32/u32 pairs at 2^16, us (`bench peers`): 256x8 43.8-43.9 /
+/// 30.0-30.5, 128x8 42.7 / 29.5, 64x8 42.9 / 29.6, 256x4 41.6 / 27.5, **128x4** 41.4 / 27.6;
+/// ncu, one merge of 2^16 u64 keys: 256x8 7.2 us, 128x4 5.6-5.9 us.
+pub const CLUSTER_MERGE_THREADS: u32 = 128;
+pub const CLUSTER_MERGE_ITEMS: u32 = 4;
+/// The most keys of the output one merge block writes (the segments' pairing assumes it).
+pub const CLUSTER_MERGE_TILE: u32 = 2048;
+const _: () = assert!(CLUSTER_MERGE_THREADS * CLUSTER_MERGE_ITEMS <= CLUSTER_MERGE_TILE);
+
+/// The merge's threads and keys per thread in this process: [`CLUSTER_MERGE_THREADS`] x
+/// [`CLUSTER_MERGE_ITEMS`], or what the environment variable `HISTOSORT_CLUSTER_MERGE` asks
+/// for (`THREADSxITEMS`, powers of two, at most [`CLUSTER_MERGE_TILE`] keys a block; A/B
+/// measurements with one binary).
+pub fn cluster_merge_shape() -> (u32, u32) {
+    static SHAPE: std::sync::OnceLock<(u32, u32)> = std::sync::OnceLock::new();
+    *SHAPE.get_or_init(|| {
+        let want: Option<String> = env_tuning("HISTOSORT_CLUSTER_MERGE");
+        let parsed = want.as_deref().and_then(|w| {
+            let (t, i) = w.split_once('x')?;
+            let (t, i): (u32, u32) = (t.trim().parse().ok()?, i.trim().parse().ok()?);
+            (t.is_power_of_two()
+                && i.is_power_of_two()
+                && (32..=1024).contains(&t)
+                && t * i <= CLUSTER_MERGE_TILE)
+                .then_some((t, i))
+        });
+        if want.is_some() && parsed.is_none() {
+            eprintln!("histosort: HISTOSORT_CLUSTER_MERGE={want:?} ignored: not THREADSxITEMS");
+        }
+        parsed.unwrap_or((CLUSTER_MERGE_THREADS, CLUSTER_MERGE_ITEMS))
+    })
+}
+
+/// The cluster sort's shape for `n` keys: `clusters` clusters of `blocks` blocks of `threads`
+/// threads with `items` keys each.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ClusterShape {
     pub threads: u32,
     pub items: u32,
     pub blocks: u32,
+    pub clusters: u32,
 }
 
 impl ClusterShape {
     /// Keys one block holds.
     pub const fn chunk(&self) -> u32 {
         self.threads * self.items
+    }
+
+    /// Keys one cluster sorts (the last cluster may have fewer).
+    pub const fn segment(&self) -> u32 {
+        self.chunk() * self.blocks
+    }
+
+    /// Merge launches after the clusters' sort: one per doubling of the sorted run's length.
+    pub const fn merges(&self) -> u32 {
+        if self.clusters <= 1 {
+            0
+        } else {
+            32 - (self.clusters - 1).leading_zeros()
+        }
     }
 
     /// Dynamic shared memory per block: two buffers of the chunk's keys and values, the
@@ -723,8 +793,11 @@ impl ClusterShape {
 }
 
 /// The cluster sort's shape for `n` keys of `key_bytes` (values of `value_bytes`), or `None`
-/// when it does not take them: more keys than one cluster holds within `max` or the shared
-/// memory a block may have (`shared_optin`).
+/// when it does not take them: more keys than `max`, or than the clusters hold within the
+/// shared memory a block may have (`shared_optin`). Inputs of more than `segment` keys are
+/// split between clusters of the shape that `segment` keys take, whose segments the merge
+/// can pair (twice a segment is a whole number of merge tiles); one cluster takes the input
+/// where the segments cannot be paired so.
 pub const fn cluster_sort_shape(
     n: usize,
     key_bytes: u32,
@@ -732,9 +805,26 @@ pub const fn cluster_sort_shape(
     shared_optin: u32,
     max: usize,
     threads: u32,
+    segment: usize,
 ) -> Option<ClusterShape> {
     if n > max || key_bytes > 8 {
         return None;
+    }
+    if n > segment && segment > 0 {
+        if let Some(mut s) = cluster_sort_shape(
+            segment,
+            key_bytes,
+            value_bytes,
+            shared_optin,
+            max,
+            threads,
+            0,
+        ) {
+            if (2 * s.segment()) % CLUSTER_MERGE_TILE == 0 {
+                s.clusters = n.div_ceil(s.segment() as usize) as u32;
+                return Some(s);
+            }
+        }
     }
     let mut i = 0;
     while i < CLUSTER_SORT_ITEMS.len() {
@@ -745,6 +835,7 @@ pub const fn cluster_sort_shape(
                 threads,
                 items,
                 blocks: if n == 0 { 1 } else { n.div_ceil(chunk) as u32 },
+                clusters: 1,
             };
             if s.shared_bytes(key_bytes, value_bytes) <= shared_optin {
                 return Some(s);
@@ -754,6 +845,17 @@ pub const fn cluster_sort_shape(
         i += 1;
     }
     None
+}
+
+/// The most keys one cluster sorts in this process: [`cluster_sort_segment`], or what the
+/// environment variable `HISTOSORT_CLUSTER_SEGMENT` asks for (A/B measurements and tests of
+/// the merge with one binary; at least one merge tile).
+pub fn cluster_sort_segment_limit(key_bytes: u32, value_bytes: u32, passes: u32) -> usize {
+    static SEGMENT: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
+    let want = *SEGMENT.get_or_init(|| env_tuning("HISTOSORT_CLUSTER_SEGMENT"));
+    want.map_or(cluster_sort_segment(key_bytes, value_bytes, passes), |w| {
+        w.max(CLUSTER_MERGE_TILE as usize)
+    })
 }
 
 /// Threads per block of the cluster sort in this process: [`CLUSTER_SORT_THREADS`], or 256,
@@ -1055,6 +1157,66 @@ pub const HIST_CHANNELS_THREADS: u32 = 256;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cluster_shapes_split_long_inputs_into_mergeable_segments() {
+        let optin = 227 * 1024;
+        let max = 1 << 16;
+        // Within one segment: one cluster, no merge.
+        let one = cluster_sort_shape(1 << 14, 8, 0, optin, max, 512, 1 << 14).unwrap();
+        assert_eq!(
+            (one.items, one.blocks, one.clusters, one.merges()),
+            (2, 16, 1, 0)
+        );
+        // Four segments of 2^14: two merges; one key more takes a fifth cluster, three merges.
+        let four = cluster_sort_shape(1 << 16, 8, 0, optin, max, 512, 1 << 14).unwrap();
+        assert_eq!(
+            (four.items, four.blocks, four.clusters, four.merges()),
+            (2, 16, 4, 2)
+        );
+        assert_eq!(four.segment(), 1 << 14);
+        let five = cluster_sort_shape((1 << 16) - 1, 8, 0, optin, max, 512, 12_000).unwrap();
+        assert_eq!(
+            (five.segment(), five.clusters, five.merges()),
+            (12_288, 6, 3)
+        );
+        // Every split segment pairs into whole merge tiles.
+        for seg in [2048, 3000, 5000, 8192, 12_345, 1 << 15] {
+            for n in [seg + 1, 3 * seg, 1 << 16]
+                .into_iter()
+                .filter(|&n| n <= max)
+            {
+                let s = cluster_sort_shape(n, 4, 4, optin, max, 512, seg).unwrap();
+                assert_eq!((2 * s.segment()) % CLUSTER_MERGE_TILE, 0, "seg {seg} n {n}");
+                assert!(
+                    s.segment() as usize * s.clusters as usize >= n,
+                    "seg {seg} n {n}"
+                );
+                assert!(
+                    s.segment() as usize * (s.clusters as usize - 1) < n,
+                    "seg {seg} n {n}"
+                );
+            }
+        }
+        // A segment of 256 keys (one block of 256 threads) cannot pair into 2048-key tiles:
+        // one cluster takes the input.
+        let whole = cluster_sort_shape(4096, 4, 0, optin, max, 256, 256).unwrap();
+        assert_eq!((whole.clusters, whole.blocks), (1, 16));
+        // The default segment by the bytes a key moves through the cluster (run 1's split).
+        assert_eq!(cluster_sort_segment(8, 0, 8), 1 << 14); // u64 keys
+        assert_eq!(cluster_sort_segment(4, 4, 4), 1 << 14); // u32/u32 pairs
+        assert_eq!(cluster_sort_segment(4, 0, 4), CLUSTER_SORT_MAX); // u32 keys
+        assert_eq!(cluster_sort_segment(4, 0, 2), CLUSTER_SORT_MAX); // u32 bits [0,16)
+                                                                     // Past `max`, or past what a block's shared memory holds: none.
+        assert_eq!(
+            cluster_sort_shape(max + 1, 8, 0, optin, max, 512, 1 << 14),
+            None
+        );
+        assert_eq!(
+            cluster_sort_shape(1 << 16, 8, 16, 64 * 1024, max, 512, 1 << 14),
+            None
+        );
+    }
 
     #[test]
     fn pass_tunables_by_shape() {
