@@ -902,41 +902,53 @@ impl CudaBackend {
         Ok(true)
     }
 
-    /// The cluster sort's kernel and shape for `key`, or `None` where it does not apply: a
+    /// The cluster sort's kernels and shape for `key`, or `None` where it does not apply: a
     /// device before sm_90, more keys than the cluster sort takes, or a cluster the device
-    /// cannot place (its occupancy query says none fits).
+    /// cannot place (its occupancy query says none fits). By default an input is split between
+    /// clusters only where the device holds all of them at once (clusters that wait for a turn
+    /// cost a whole cluster sort each); otherwise one cluster takes it, if it can.
     fn cluster_kernel(&self, key: &PlanKey) -> Result<Option<ClusterSort>> {
         if self.info.compute_capability.0 < 9 || !self.info.target.starts_with("sm_") {
             return Ok(None);
         }
         let (kb, vb) = (key.key.size() as u32, key.value_bytes);
-        let Some(shape) = cluster_sort_shape(
-            key.n,
-            kb,
-            vb,
-            self.info.shared_per_block_optin,
-            cluster_sort_limit(),
-            cluster_sort_threads(),
-            cluster_sort_segment_limit(kb, vb, (key.end - key.begin).div_ceil(ONESWEEP_RADIX_BITS)),
-        ) else {
-            return Ok(None);
-        };
-        let spec = cluster_spec(key.key, vb, shape)?;
-        let f = self.function(&spec, "cluster_sort")?;
-        let bytes = shape.shared_bytes(kb, vb);
-        use cudarc::driver::sys::CUfunction_attribute as A;
-        allow_dynamic_shared(&f, bytes, "cluster_sort")?;
-        if shape.blocks > 8 {
-            f.set_attribute(A::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1)
-                .map_err(|e| driver_err("cuFuncSetAttribute(cluster_sort, cluster size)", e))?;
+        let passes = (key.end - key.begin).div_ceil(ONESWEEP_RADIX_BITS);
+        // Split as the segment asks, else (segment 0) in one cluster.
+        let (split, asked) = cluster_sort_segment_limit(kb, vb, passes);
+        for segment in [split, 0] {
+            let Some(shape) = cluster_sort_shape(
+                key.n,
+                kb,
+                vb,
+                self.info.shared_per_block_optin,
+                cluster_sort_limit(),
+                cluster_sort_threads(),
+                segment,
+            ) else {
+                return Ok(None);
+            };
+            let spec = cluster_spec(key.key, vb, shape)?;
+            let f = self.function(&spec, "cluster_sort")?;
+            let bytes = shape.shared_bytes(kb, vb);
+            use cudarc::driver::sys::CUfunction_attribute as A;
+            allow_dynamic_shared(&f, bytes, "cluster_sort")?;
+            if shape.blocks > 8 {
+                f.set_attribute(A::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1)
+                    .map_err(|e| driver_err("cuFuncSetAttribute(cluster_sort, cluster size)", e))?;
+            }
+            let fits = self.max_active_clusters(&f, shape.blocks, shape.threads, bytes)?;
+            if fits >= 1 && (asked || fits >= shape.clusters) {
+                return Ok(Some(ClusterSort {
+                    sort: f,
+                    merge: self.function(&spec, "cluster_merge")?,
+                    shape,
+                }));
+            }
+            if shape.clusters <= 1 {
+                break;
+            }
         }
-        let fits = self.max_active_clusters(&f, shape.blocks, shape.threads, bytes)?;
-        let merge = self.function(&spec, "cluster_merge")?;
-        Ok((fits >= 1).then_some(ClusterSort {
-            sort: f,
-            merge,
-            shape,
-        }))
+        Ok(None)
     }
 
     /// Enqueues the whole sort: keys (and values) from `io[0]`/`io[1]` to `io[2]`/`io[3]`.

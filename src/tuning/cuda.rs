@@ -704,7 +704,8 @@ pub const CLUSTER_SORT_MAX: usize = 1 << 16;
 /// 2^16, one cluster / segments of 2^15 / 2^14): u64 keys (8 passes of 8 bytes) 54.7 / 47.6 /
 /// **43.7**, u32/u32 pairs (4 x 8) 33.8 / 30.8 / **30.1**, u32 keys (4 x 4) **25.8** / 25.4 / 26.4,
 /// u32 bits [0,16) (2 x 4) **14.4** / 16.7 / 19.2; u64 2^15 42.3 -> 38.9 in segments of 2^14;
-/// segments of 2^13 (eight 16-block clusters, more than the device holds at once) lose again.
+/// segments of 2^13 (eight 16-block clusters, more than the device holds at once) lose again,
+/// so the plan splits by default only where the device holds every cluster at once.
 pub const fn cluster_sort_segment(key_bytes: u32, value_bytes: u32, passes: u32) -> usize {
     if passes * (key_bytes + value_bytes) >= 32 {
         1 << 14
@@ -847,15 +848,18 @@ pub const fn cluster_sort_shape(
     None
 }
 
-/// The most keys one cluster sorts in this process: [`cluster_sort_segment`], or what the
-/// environment variable `HISTOSORT_CLUSTER_SEGMENT` asks for (A/B measurements and tests of
-/// the merge with one binary; at least one merge tile).
-pub fn cluster_sort_segment_limit(key_bytes: u32, value_bytes: u32, passes: u32) -> usize {
+/// The most keys one cluster sorts in this process, and whether it was asked for:
+/// [`cluster_sort_segment`], or what the environment variable `HISTOSORT_CLUSTER_SEGMENT` asks
+/// for (A/B measurements and tests of the merge with one binary; at least one merge tile). An
+/// asked-for segment splits the input even where the device cannot hold all the clusters at
+/// once; the default one only where it can.
+pub fn cluster_sort_segment_limit(key_bytes: u32, value_bytes: u32, passes: u32) -> (usize, bool) {
     static SEGMENT: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
     let want = *SEGMENT.get_or_init(|| env_tuning("HISTOSORT_CLUSTER_SEGMENT"));
-    want.map_or(cluster_sort_segment(key_bytes, value_bytes, passes), |w| {
-        w.max(CLUSTER_MERGE_TILE as usize)
-    })
+    match want {
+        Some(w) => (w.max(CLUSTER_MERGE_TILE as usize), true),
+        None => (cluster_sort_segment(key_bytes, value_bytes, passes), false),
+    }
 }
 
 /// Threads per block of the cluster sort in this process: [`CLUSTER_SORT_THREADS`], or 256,
