@@ -700,7 +700,7 @@ pub const CLUSTER_SORT_MAX: usize = 1 << 16;
 /// into segments of this many keys, one cluster each (the clusters run side by side on their
 /// own SMs), and the sorted segments are merged (`cluster_merge`, one launch per doubling of
 /// the run's length). A pass costs more the more keys each thread holds; a merge level costs
-/// about 5 us at 2^16 keys whatever the passes. H200, session 23 run 1 (`bench peers`, us at
+/// about 4-5 us at 2^16 keys whatever the passes. H200, session 23 run 1 (`bench peers`, us at
 /// 2^16, one cluster / segments of 2^15 / 2^14): u64 keys (8 passes of 8 bytes) 54.7 / 47.6 /
 /// **43.7**, u32/u32 pairs (4 x 8) 33.8 / 30.8 / **30.1**, u32 keys (4 x 4) **25.8** / 25.4 / 26.4,
 /// u32 bits [0,16) (2 x 4) **14.4** / 16.7 / 19.2; u64 2^15 42.3 -> 38.9 in segments of 2^14;
@@ -1206,12 +1206,13 @@ mod tests {
         // one cluster takes the input.
         let whole = cluster_sort_shape(4096, 4, 0, optin, max, 256, 256).unwrap();
         assert_eq!((whole.clusters, whole.blocks), (1, 16));
-        // The default segment by the bytes a key moves through the cluster (run 1's split).
-        assert_eq!(cluster_sort_segment(8, 0, 8), 1 << 14); // u64 keys
-        assert_eq!(cluster_sort_segment(4, 4, 4), 1 << 14); // u32/u32 pairs
-        assert_eq!(cluster_sort_segment(4, 0, 4), CLUSTER_SORT_MAX); // u32 keys
-        assert_eq!(cluster_sort_segment(4, 0, 2), CLUSTER_SORT_MAX); // u32 bits [0,16)
-                                                                     // Past `max`, or past what a block's shared memory holds: none.
+        // The default segment by the bytes a key moves through the cluster (run 1's split):
+        // u64 keys and u32/u32 pairs split, u32 keys and u32 bits [0,16) do not.
+        assert_eq!(cluster_sort_segment(8, 0, 8), 1 << 14);
+        assert_eq!(cluster_sort_segment(4, 4, 4), 1 << 14);
+        assert_eq!(cluster_sort_segment(4, 0, 4), CLUSTER_SORT_MAX);
+        assert_eq!(cluster_sort_segment(4, 0, 2), CLUSTER_SORT_MAX);
+        // Past `max`, or past what a block's shared memory holds: none.
         assert_eq!(
             cluster_sort_shape(max + 1, 8, 0, optin, max, 512, 1 << 14),
             None
