@@ -187,6 +187,17 @@ macro_rules! radix_bits {
 }
 radix_bits!(u8, u16, u32, u64, u128);
 
+/// The mask of bits [begin, end) of a radix image (`end` up to 128): what a sort on that bit
+/// range compares.
+pub(crate) fn range_mask(begin: u32, end: u32) -> u128 {
+    let hi = if end >= 128 {
+        u128::MAX
+    } else {
+        (1u128 << end) - 1
+    };
+    hi & (u128::MAX << begin)
+}
+
 /// A key that histosort can radix-sort: it has an order-preserving bijection onto an unsigned
 /// integer of the same width ([`RadixKey::to_radix`] / [`RadixKey::from_radix`]).
 pub trait RadixKey: Copy + Send + Sync + Pod + Debug + PartialEq + 'static {
@@ -290,6 +301,15 @@ impl SortIndex for u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn range_masks() {
+        assert_eq!(range_mask(0, 64) as u64, u64::MAX);
+        assert_eq!(range_mask(0, 128), u128::MAX);
+        assert_eq!(range_mask(4, 20), 0xf_fff0);
+        assert_eq!(range_mask(60, 64) as u64, 0xf000_0000_0000_0000);
+        assert_eq!(range_mask(8, 8), 0);
+    }
 
     fn check_order<K: RadixKey>(mut v: Vec<K>, cmp: impl Fn(&K, &K) -> std::cmp::Ordering) {
         v.sort_by(&cmp);

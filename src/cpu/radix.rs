@@ -1468,11 +1468,7 @@ unsafe fn sort_bucket<E: Elem, D: Sink<E>>(
         return;
     }
     let sink = Offset(out, at);
-    let mask = (if low >= 128 {
-        u128::MAX
-    } else {
-        (1u128 << low) - 1
-    }) & (u128::MAX << begin);
+    let mask = crate::key::range_mask(begin, low);
     // SAFETY (whole body): forwarded from the caller; windows stay inside `len`.
     unsafe {
         if len <= tuning::BUCKET_STD_SORT_MAX {

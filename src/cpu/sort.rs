@@ -15,7 +15,7 @@ use rayon::prelude::*;
 use super::radix::{self, Buf, Chunks, Digit, Pair, Sink, Source};
 use crate::algorithm::Order;
 use crate::error::Result;
-use crate::key::{DType, RadixBits, RadixKey, SortIndex, Value};
+use crate::key::{range_mask, DType, RadixBits, RadixKey, SortIndex, Value};
 use crate::options::SortOptions;
 use crate::tuning::cpu as tuning;
 
@@ -46,15 +46,6 @@ fn ordinal<K: RadixKey>(k: K, desc: bool, begin: u32, end: u32) -> u128 {
         (1u128 << width) - 1
     };
     (image(k, desc).to_u128() >> begin) & mask
-}
-
-fn range_mask(begin: u32, end: u32) -> u128 {
-    let hi = if end >= 128 {
-        u128::MAX
-    } else {
-        (1u128 << end) - 1
-    };
-    hi & (u128::MAX << begin)
 }
 
 fn chunks_for(n: usize) -> Chunks {

@@ -85,8 +85,8 @@ fn cluster_spec(key: DType, value_bytes: u32, shape: ClusterShape) -> Result<Mod
         .define("RADIX_BITS", ONESWEEP_RADIX_BITS)
         .define("RANK_BALLOT", ONESWEEP_RANK_BALLOT)
         .define("CLUSTER_MAX", CLUSTER_SORT_BLOCKS)
-        .define("MERGE_THREADS", merge.0)
-        .define("MERGE_ITEMS", merge.1)
+        .define("MERGE_THREADS", merge.threads)
+        .define("MERGE_ITEMS", merge.items)
         .define(
             "CLUSTER_SMEM_BYTES",
             shape.shared_bytes(key.size() as u32, value_bytes),
@@ -1155,15 +1155,11 @@ impl CudaBackend {
                 KArg::U32((merges > 0) as u32),
             ],
         )?;
-        // The sort's bits [begin, end) of the radix image: what the merge compares.
-        let width = k.end - k.begin;
-        let bits = if width >= 64 {
-            u64::MAX
-        } else {
-            ((1u64 << width) - 1) << k.begin
-        };
+        // The sort's bits [begin, end) of the radix image (keys of at most 64 bits): what the
+        // merge compares.
+        let bits = crate::key::range_mask(k.begin, k.end) as u64;
         let n = k.n as u32;
-        let (merge_threads, merge_items) = cluster_merge_shape();
+        let merge = cluster_merge_shape();
         let mut run = shape.segment();
         for m in 0..merges {
             let last = m + 1 == merges;
@@ -1176,8 +1172,8 @@ impl CudaBackend {
             self.launch_chained(
                 &c.merge,
                 "cluster_merge",
-                n.div_ceil(merge_threads * merge_items),
-                merge_threads,
+                n.div_ceil(merge.tile()),
+                merge.threads,
                 0,
                 &[
                     KArg::U64(keys[src]),

@@ -720,34 +720,60 @@ pub const fn cluster_sort_segment(key_bytes: u32, value_bytes: u32, passes: u32)
 /// session 23 run 2, u64 keys / u32/u32 pairs at 2^16, us (`bench peers`): 256x8 43.8-43.9 /
 /// 30.0-30.5, 128x8 42.7 / 29.5, 64x8 42.9 / 29.6, 256x4 41.6 / 27.5, **128x4** 41.4 / 27.6;
 /// ncu, one merge of 2^16 u64 keys: 256x8 7.2 us, 128x4 5.6-5.9 us.
-pub const CLUSTER_MERGE_THREADS: u32 = 128;
-pub const CLUSTER_MERGE_ITEMS: u32 = 4;
+pub const CLUSTER_MERGE_SHAPE: MergeShape = MergeShape {
+    threads: 128,
+    items: 4,
+};
 /// The most keys of the output one merge block writes (the segments' pairing assumes it).
 pub const CLUSTER_MERGE_TILE: u32 = 2048;
-const _: () = assert!(CLUSTER_MERGE_THREADS * CLUSTER_MERGE_ITEMS <= CLUSTER_MERGE_TILE);
+const _: () = assert!(CLUSTER_MERGE_SHAPE.tile() <= CLUSTER_MERGE_TILE);
 
-/// The merge's threads and keys per thread in this process: [`CLUSTER_MERGE_THREADS`] x
-/// [`CLUSTER_MERGE_ITEMS`], or what the environment variable `HISTOSORT_CLUSTER_MERGE` asks
-/// for (`THREADSxITEMS`, powers of two, at most [`CLUSTER_MERGE_TILE`] keys a block; A/B
-/// measurements with one binary).
-pub fn cluster_merge_shape() -> (u32, u32) {
-    static SHAPE: std::sync::OnceLock<(u32, u32)> = std::sync::OnceLock::new();
-    *SHAPE.get_or_init(|| {
-        let want: Option<String> = env_tuning("HISTOSORT_CLUSTER_MERGE");
-        let parsed = want.as_deref().and_then(|w| {
-            let (t, i) = w.split_once('x')?;
-            let (t, i): (u32, u32) = (t.trim().parse().ok()?, i.trim().parse().ok()?);
-            (t.is_power_of_two()
-                && i.is_power_of_two()
-                && (32..=1024).contains(&t)
-                && t * i <= CLUSTER_MERGE_TILE)
-                .then_some((t, i))
-        });
-        if want.is_some() && parsed.is_none() {
-            eprintln!("histosort: HISTOSORT_CLUSTER_MERGE={want:?} ignored: not THREADSxITEMS");
+/// A block of the clusters' merge: threads and keys per thread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MergeShape {
+    pub threads: u32,
+    pub items: u32,
+}
+
+impl MergeShape {
+    /// Keys of the output one block writes.
+    pub const fn tile(&self) -> u32 {
+        self.threads * self.items
+    }
+}
+
+impl std::str::FromStr for MergeShape {
+    type Err = String;
+    /// `THREADSxITEMS`: powers of two, 32 to 1024 threads, at most [`CLUSTER_MERGE_TILE`] keys.
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        let bad = || format!("{s:?} is not THREADSxITEMS");
+        let (t, i) = s.split_once('x').ok_or_else(bad)?;
+        let (threads, items): (u32, u32) = (
+            t.trim().parse().map_err(|_| bad())?,
+            i.trim().parse().map_err(|_| bad())?,
+        );
+        let shape = MergeShape { threads, items };
+        if !threads.is_power_of_two()
+            || !items.is_power_of_two()
+            || !(32..=1024).contains(&threads)
+            || shape.tile() > CLUSTER_MERGE_TILE
+        {
+            return Err(format!(
+                "{threads}x{items}: powers of two, 32-1024 threads, at most {CLUSTER_MERGE_TILE} keys"
+            ));
         }
-        parsed.unwrap_or((CLUSTER_MERGE_THREADS, CLUSTER_MERGE_ITEMS))
-    })
+        Ok(shape)
+    }
+}
+
+/// The merge's block in this process: [`CLUSTER_MERGE_SHAPE`], or what the environment
+/// variable `HISTOSORT_CLUSTER_MERGE` asks for (`THREADSxITEMS`; A/B measurements with one
+/// binary).
+pub fn cluster_merge_shape() -> MergeShape {
+    static SHAPE: std::sync::OnceLock<Option<MergeShape>> = std::sync::OnceLock::new();
+    SHAPE
+        .get_or_init(|| env_tuning("HISTOSORT_CLUSTER_MERGE"))
+        .unwrap_or(CLUSTER_MERGE_SHAPE)
 }
 
 /// The cluster sort's shape for `n` keys: `clusters` clusters of `blocks` blocks of `threads`
@@ -1161,6 +1187,21 @@ pub const HIST_CHANNELS_THREADS: u32 = 256;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn merge_shapes_parse() {
+        let ok: MergeShape = "256x8".parse().unwrap();
+        assert_eq!((ok.threads, ok.items, ok.tile()), (256, 8, 2048));
+        assert_eq!(
+            " 128 x 4 ".trim().parse::<MergeShape>(),
+            Ok(CLUSTER_MERGE_SHAPE)
+        );
+        for bad in [
+            "128", "128x", "x4", "96x4", "128x3", "16x8", "512x8", "2048x1",
+        ] {
+            assert!(bad.parse::<MergeShape>().is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn cluster_shapes_split_long_inputs_into_mergeable_segments() {
