@@ -453,6 +453,133 @@ fn onesweep_tiles_orders_bit_ranges_and_pairs() {
     );
 }
 
+/// Packed pairs (4-byte keys and 4-byte values moved as one 8-byte element by the u64 pass
+/// kernel): this test's backend packs from 2 keys, so that graph launches (no single launch)
+/// reach the packed passes around the packed tile's boundaries; longer inputs take them in
+/// plain launches, where passes are skipped. Unsigned, signed and float keys, both orders, bit
+/// ranges of 2 and 3 passes, payloads of three 4-byte types (stability through an index
+/// payload), argsort, keys that skip the first pass's digit or later ones, all equal; every
+/// result against the reference, and the backend's counter says that the packed passes ran.
+#[test]
+fn packed_pairs_tiles_orders_ranges_and_skips() {
+    let Some(e) = gpu() else { return };
+    let g = e.cuda().unwrap();
+    g.set_packed_min(Some(2));
+    g.set_hybrid_min(4, None);
+    let os = SortOptions::new().algorithm(SortAlgorithm::Onesweep);
+    fn run<K: RadixKey>(e: &Engine, input: &[K], o: &SortOptions, what: &str) {
+        let n = input.len();
+        let what = format!("packed {} {what} n={n} {o:?}", K::DTYPE);
+        let idx: Vec<u32> = (0..n as u32).collect();
+        let mut k = input.to_vec();
+        let mut v = idx.clone();
+        e.sort_pairs(&mut k, &mut v, o).unwrap();
+        let (rk, rv) = reference::sort_pairs(input, &idx, o);
+        same_bits(&k, &rk, &format!("{what} keys"));
+        if let Some(i) = (0..n).find(|&i| v[i] != rv[i]) {
+            panic!("{what}: payload {i}: got {}, expected {}", v[i], rv[i]);
+        }
+        let fv: Vec<f32> = (0..n).map(|i| i as f32 * -0.5).collect();
+        let mut k = input.to_vec();
+        let mut v = fv.clone();
+        e.sort_pairs(&mut k, &mut v, o).unwrap();
+        let (rk, rv) = reference::sort_pairs(input, &fv, o);
+        same_bits(&k, &rk, &format!("{what} keys (f32 payloads)"));
+        assert!(
+            v.iter().zip(&rv).all(|(a, b)| a.to_bits() == b.to_bits()),
+            "{what}: f32 payloads"
+        );
+        let iv: Vec<i32> = (0..n as i32)
+            .map(|i| i.wrapping_mul(-1_640_531_535))
+            .collect();
+        let mut k = input.to_vec();
+        let mut v = iv.clone();
+        e.sort_pairs(&mut k, &mut v, o).unwrap();
+        assert_eq!(
+            v,
+            reference::sort_pairs(input, &iv, o).1,
+            "{what}: i32 payloads"
+        );
+        let p: Vec<u32> = e.argsort_as(input, o).unwrap();
+        assert_eq!(p, reference::argsort::<K, u32>(input, o), "{what}: argsort");
+    }
+    let tile = {
+        use histosort::tuning::cuda::{onesweep_default_shape, onesweep_long_min_keys};
+        onesweep_default_shape(8, 0, 0, onesweep_long_min_keys()).tile() as usize
+    };
+    // Graph launches: the multi-kernel passes from just past the cluster sort's inputs.
+    let graph = os.clone().launch(LaunchMode::Graph);
+    let before = g.packed_runs();
+    for n in [12 * tile - 1, 12 * tile, 12 * tile + 1, 17 * tile + 333] {
+        for o in [
+            graph.clone(),
+            graph.clone().descending(),
+            graph.clone().bits(4, 28),
+            graph.clone().bits(8, 24).descending(),
+        ] {
+            run::<u32>(&e, &keys::<u32>(n, 40 + n as u64), &o, "random");
+        }
+        run::<i32>(
+            &e,
+            &keys::<i32>(n, 41),
+            &graph.clone().descending(),
+            "random",
+        );
+        run::<f32>(&e, &keys::<f32>(n, 42), &graph, "random bits");
+    }
+    assert!(
+        g.packed_runs() > before,
+        "graph sorts took the packed passes"
+    );
+    // Plain launches past the single-launch sort: pass skipping, both ways round.
+    let n = multi_kernel_size();
+    let base = keys::<u32>(n, 43);
+    let low: Vec<u32> = base.iter().map(|k| 0x5500_0000 | (k & 0xff)).collect();
+    let high: Vec<u32> = base.iter().map(|k| k << 8).collect();
+    let top: Vec<u32> = base.iter().map(|k| k >> 8).collect();
+    let equal = vec![base[0]; n];
+    let before = g.packed_runs();
+    for (input, what) in [
+        (&base, "random"),
+        (&low, "first digit only"),
+        (&high, "later digits only"),
+        (&top, "top digit equal"),
+        (&equal, "all equal"),
+    ] {
+        for o in [os.clone(), os.clone().descending()] {
+            run::<u32>(&e, input, &o, what);
+        }
+    }
+    run::<i32>(&e, &keys::<i32>(n, 44), &os, "random");
+    run::<f32>(
+        &e,
+        &keys::<f32>(n, 45),
+        &os.clone().descending(),
+        "random bits",
+    );
+    // Floats with specials: NaNs of both signs, infinities, zeros of both signs, in the mix.
+    let specials = [
+        f32::NAN,
+        -f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        0.0,
+        -0.0,
+    ];
+    let mixed: Vec<f32> = keys::<f32>(n, 46)
+        .into_iter()
+        .enumerate()
+        .map(|(i, x)| if i % 7 == 0 { specials[i % 6] } else { x })
+        .collect();
+    run::<f32>(&e, &mixed, &os, "specials");
+    // 5 key arrays x 2 orders + 3, each with 3 pair sorts and an argsort.
+    assert_eq!(
+        g.packed_runs() - before,
+        13 * 4,
+        "plain sorts took the packed passes"
+    );
+}
+
 /// Small sorts: the counting sort up to its largest input and just past it, and the single
 /// launch at every tile size it picks (1, 2, 4, 8 keys per thread), on random, few-distinct and
 /// all-equal keys (whole warps of equal digits), keys, pairs and argsort, both orders.

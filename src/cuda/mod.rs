@@ -122,6 +122,11 @@ pub struct CudaBackend {
     /// The shortest input of the hybrid sort for 32- and 64-bit keys (0: off), from
     /// [`crate::tuning::cuda::hybrid_min`]; tests lower it on their own backend.
     hybrid_min: [std::sync::atomic::AtomicUsize; 2],
+    /// The shortest pair sort that runs as packed pairs (0: off), from
+    /// [`crate::tuning::cuda::packed_pairs_min`]; tests lower it on their own backend.
+    packed_min: std::sync::atomic::AtomicUsize,
+    /// Sorts enqueued as packed pairs (tests check which sorts take it).
+    packed_runs: std::sync::atomic::AtomicU64,
     /// Whether passes whose order among equal digits is free rank without ballots
     /// ([`crate::tuning::cuda::free_rank`]); tests turn it off on their own backend.
     free_rank: std::sync::atomic::AtomicBool,
@@ -218,6 +223,10 @@ impl CudaBackend {
                     crate::tuning::cuda::hybrid_min(kb).unwrap_or(0),
                 )
             }),
+            packed_min: std::sync::atomic::AtomicUsize::new(
+                crate::tuning::cuda::packed_pairs_min().unwrap_or(0),
+            ),
+            packed_runs: Default::default(),
             free_rank: std::sync::atomic::AtomicBool::new(crate::tuning::cuda::free_rank()),
             free_runs: Default::default(),
         })
@@ -230,6 +239,26 @@ impl CudaBackend {
     pub fn set_hybrid_min(&self, key_bytes: u32, min: Option<usize>) {
         let i = (key_bytes == 8) as usize;
         self.hybrid_min[i].store(min.unwrap_or(0), std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Sets the shortest pair sort that runs as packed pairs (`None`: off) for the plans this
+    /// backend makes from now on. For tests, which run it at sizes below the default.
+    #[doc(hidden)]
+    pub fn set_packed_min(&self, min: Option<usize>) {
+        self.packed_min
+            .store(min.unwrap_or(0), std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The shortest pair sort that runs as packed pairs, `None` where packing is off.
+    pub(crate) fn packed_min(&self) -> Option<usize> {
+        let m = self.packed_min.load(std::sync::atomic::Ordering::Relaxed);
+        (m > 0).then_some(m)
+    }
+
+    /// Sorts enqueued as packed pairs so far on this backend.
+    #[doc(hidden)]
+    pub fn packed_runs(&self) -> u64 {
+        self.packed_runs.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// The hybrid sort's shortest input for keys of `key_bytes` bytes, `None` where it is off.

@@ -211,6 +211,22 @@ fn onesweep_spec_shape(
     })
 }
 
+/// The pass kernel of packed pairs for 4-byte keys of type `key` (kernels/radix_sort_onesweep.cu,
+/// `PACKED`): the u64 keys-only module with the packed loads and stores.
+fn packed_spec(key: DType, status_bits: u32, shape: OnesweepShape) -> Result<ModuleSpec> {
+    let (bits, kind) = key_defines(key)?;
+    if bits != 32 {
+        return Err(Error::Unsupported(format!(
+            "packed pairs take 4-byte keys, not {key}"
+        )));
+    }
+    Ok(
+        onesweep_spec_shape(DType::U64, 0, status_bits, shape, false)?
+            .define("PACKED", 1)
+            .define("PACKED_KIND", kind),
+    )
+}
+
 /// Every module the sorts can use, for `histosort compile-kernels`.
 pub fn all_sort_specs() -> Vec<ModuleSpec> {
     let mut v = Vec::new();
@@ -223,6 +239,23 @@ pub fn all_sort_specs() -> Vec<ModuleSpec> {
         for vb in [0, 1, 2, 4, 8, 16] {
             if let Ok(s) = three_phase_spec(bits, vb) {
                 v.push(s);
+            }
+        }
+    }
+    // Packed pairs: every 4-byte key type, the u64 keys' tiles and their narrow fallback.
+    for d in [DType::U32, DType::I32, DType::F32] {
+        for sb in [32, 64] {
+            let mut shapes = match onesweep_shape_override() {
+                Some(s) => vec![s],
+                None => onesweep_default_shapes(8, 0),
+            };
+            if !shapes.contains(&onesweep_narrow_shape(8, 0)) {
+                shapes.push(onesweep_narrow_shape(8, 0));
+            }
+            for shape in shapes {
+                if let Ok(s) = packed_spec(d, sb, shape) {
+                    v.push(s);
+                }
             }
         }
     }
@@ -357,6 +390,10 @@ struct Onesweep {
     clear: CudaFunction,
     scan_histogram: CudaFunction,
     pass: CudaFunction,
+    /// Packed pairs: `pass` (and the digit scan and clear) come from the packed module, whose
+    /// tile is `shape`, and `keys` hold 8-byte elements (no `vals`). The digit histogram reads
+    /// the 4-byte keys as any pair sort's does.
+    packed: bool,
     /// The pass kernel's tile and its dynamic shared memory.
     shape: OnesweepShape,
     pass_shared: u32,
@@ -440,7 +477,8 @@ impl SortPlan {
     /// The kernels the plan runs for its length: `counting` (the all-pairs counting sort of
     /// small inputs), `cluster` (thread-block clusters, and merges where there are several),
     /// `single-launch` (the cooperative onesweep kernel), `passes` (the onesweep digit
-    /// histogram and pass kernels), `three-phase`, or `identity` (an empty bit range: a copy).
+    /// histogram and pass kernels), `packed passes` (the same, with 4-byte keys and values
+    /// moved as one 8-byte element), `three-phase`, or `identity` (an empty bit range: a copy).
     pub fn path(&self) -> &'static str {
         match &self.design {
             Design::ThreePhase(_) => "three-phase",
@@ -448,6 +486,7 @@ impl SortPlan {
             Design::Onesweep(os) if os.rank.is_some() => "counting",
             Design::Onesweep(os) if os.cluster.is_some() => "cluster",
             Design::Onesweep(os) if os.fused.is_some() => "single-launch",
+            Design::Onesweep(os) if os.packed => "packed passes",
             Design::Onesweep(_) => "passes",
         }
     }
@@ -613,14 +652,10 @@ impl CudaBackend {
         let status_bits = if (n as u64) < (1 << 30) { 32 } else { 64 };
         let shape = self.onesweep_shape(key.key, key.value_bytes, n as u64);
         let spec = onesweep_spec_shape(key.key, key.value_bytes, status_bits, shape, true)?;
-        let tile = shape.tile() as u64;
         let pass_shared = shape.shared_bytes(key.key.size() as u32, key.value_bytes);
-        let tiles = (n as u64).div_ceil(tile).max(1);
         let passes = (key.end - key.begin).div_ceil(ONESWEEP_RADIX_BITS);
         let radix = 1usize << ONESWEEP_RADIX_BITS;
         let hybrid = self.make_hybrid(key, &spec, status_bits, pass_shared)?;
-        let status_tiles = tiles as usize + if hybrid.is_some() { 256 } else { 0 };
-        let status_bytes = status_tiles * radix * (status_bits / 8) as usize;
         let kb = key.key.size();
         let vb = key.value_bytes as usize;
         let two = |bytes: usize, what: &str| -> Result<[CudaSlice<u8>; 2]> {
@@ -669,22 +704,45 @@ impl CudaBackend {
         } else {
             None
         };
+        // Packed pairs, where only the pass kernels would run: their own module and tile.
+        let packed = kb == 4
+            && vb == 4
+            && passes >= 2
+            && rank.is_none()
+            && cluster.is_none()
+            && fused.is_none()
+            && hybrid.is_none()
+            && self.packed_min().is_some_and(|m| n >= m);
+        let packed_spec = if packed {
+            let s = self.onesweep_shape(DType::U64, 0, n as u64);
+            Some((packed_spec(key.key, status_bits, s)?, s))
+        } else {
+            None
+        };
+        let (pass_spec, shape, pass_shared) = match &packed_spec {
+            Some((ps, s)) => (ps, *s, s.shared_bytes(8, 0)),
+            None => (&spec, shape, pass_shared),
+        };
+        let tiles = (n as u64).div_ceil(shape.tile() as u64).max(1);
+        let status_tiles = tiles as usize + if hybrid.is_some() { 256 } else { 0 };
+        let status_bytes = status_tiles * radix * (status_bits / 8) as usize;
         let os = Onesweep {
             rank,
             cluster,
             fused,
             histogram: self.digit_histogram(&spec, passes, onesweep_hist_shape().passes)?,
-            clear: self.function(&spec, "onesweep_clear")?,
-            scan_histogram: self.function(&spec, "onesweep_scan_histogram")?,
-            pass: self.onesweep_pass_function(&spec, shape, pass_shared)?,
+            clear: self.function(pass_spec, "onesweep_clear")?,
+            scan_histogram: self.function(pass_spec, "onesweep_scan_histogram")?,
+            pass: self.onesweep_pass_function(pass_spec, shape, pass_shared)?,
+            packed,
             shape,
             pass_shared,
             iota: self.iota_kernel(key)?,
             tiles,
             passes,
             status_bytes,
-            keys: two(n * kb, "sort keys")?,
-            vals: if vb > 0 {
+            keys: two(n * if packed { 8 } else { kb }, "sort keys")?,
+            vals: if vb > 0 && !packed {
                 Some(two(n * vb, "sort values")?)
             } else {
                 None
@@ -1284,6 +1342,10 @@ impl CudaBackend {
             if took {
                 return Ok(());
             }
+        }
+        if os.packed {
+            self.packed_runs
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         }
         // The chain: clear, digit histograms, digit scan, passes. The clear is a plain launch
         // (it waits for whatever came before in the stream); every later kernel is chained to

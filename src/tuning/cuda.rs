@@ -618,6 +618,25 @@ pub fn hybrid_min(key_bytes: u32) -> Option<usize> {
 /// 11.93; below 2^28 the in-bucket sort takes two buckets per block and a seventh pass).
 pub const HYBRID_MIN_U64: usize = 1 << 28;
 
+/// The shortest pair sort of 4-byte keys and 4-byte values that runs as packed pairs (the key's
+/// image and the value as one 64-bit element through the u64 keys' pass kernel, see
+/// kernels/radix_sort_onesweep.cu, `PACKED`), or `None`: never. Only the multi-kernel passes
+/// take it, so lengths that the counting, cluster or single-launch sorts take are unaffected.
+/// `HISTOSORT_PACKED_MIN` overrides it (0 turns packing off).
+pub fn packed_pairs_min() -> Option<usize> {
+    static MIN: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
+    match *MIN.get_or_init(|| env_tuning("HISTOSORT_PACKED_MIN")) {
+        Some(0) => None,
+        Some(m) => Some(m),
+        None => Some(PACKED_PAIRS_MIN),
+    }
+}
+/// The default of [`packed_pairs_min`]: every length the passes take (the single launch takes
+/// up to [`ONESWEEP_FUSED_MAX`]). H200, session 24, run 3, u32/u32 pairs, packed against the
+/// pair passes, ms: 2^21 0.092 / 0.095, 2^22 0.166 / 0.180, 2^24 0.490 / 0.500, 2^26 1.77 /
+/// 1.85, 2^28 6.92 / 7.40 (faster at every length from 2^21 to 2^28).
+pub const PACKED_PAIRS_MIN: usize = (1 << 20) + 1;
+
 /// Onesweep sort: up to this many keys the whole sort runs as one cooperative launch (grid
 /// barriers instead of kernel boundaries), when every tile's block can be resident at once.
 pub const ONESWEEP_FUSED_MAX: usize = 1 << 20;
