@@ -507,10 +507,20 @@ fn packed_pairs_tiles_orders_ranges_and_skips() {
         use histosort::tuning::cuda::{onesweep_default_shape, onesweep_long_min_keys};
         onesweep_default_shape(8, 0, 0, onesweep_long_min_keys()).tile() as usize
     };
+    // The last pass's own tile (the default's, where this device holds it).
+    let last = histosort::tuning::cuda::PACKED_LAST_SHAPE.tile() as usize;
     // Graph launches: the multi-kernel passes from just past the cluster sort's inputs.
     let graph = os.clone().launch(LaunchMode::Graph);
     let before = g.packed_runs();
-    for n in [12 * tile - 1, 12 * tile, 12 * tile + 1, 17 * tile + 333] {
+    for n in [
+        12 * tile - 1,
+        12 * tile,
+        12 * tile + 1,
+        9 * last - 1,
+        9 * last,
+        9 * last + 1,
+        17 * tile + 333,
+    ] {
         for o in [
             graph.clone(),
             graph.clone().descending(),

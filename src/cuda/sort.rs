@@ -19,13 +19,13 @@ use crate::tuning::cuda::{
     cluster_sort_threads, hist_one_read, hybrid_local_items, onesweep_default_shapes,
     onesweep_fused_items, onesweep_hist_shape, onesweep_items, onesweep_narrow_shape,
     onesweep_pass_shape, onesweep_prefetch_ahead, onesweep_shape_override, onesweep_values_late,
-    rank_sort_limit, rank_sort_max, ClusterShape, OnesweepShape, CLUSTER_SORT_BLOCKS,
-    CLUSTER_SORT_ITEMS, CLUSTER_SORT_THREADS, ELEMENTWISE_THREADS, HYBRID_FILL_16THS,
-    HYBRID_LOCAL_MIN_BLOCKS, HYBRID_LOCAL_THREADS, ONESWEEP_FREE_RANK_SKEW, ONESWEEP_FUSED_ITEMS,
-    ONESWEEP_FUSED_MAX, ONESWEEP_HIST_LANES_PASSES, ONESWEEP_LOOKBACK, ONESWEEP_RADIX_BITS,
-    ONESWEEP_RANK_BALLOT, ONESWEEP_SKIP_MIN, ONESWEEP_THREADS, RANK_SORT_THREADS,
-    SM90_SHARED_PER_BLOCK_OPTIN, THREE_PHASE_DIGIT_BITS, THREE_PHASE_DIGIT_WIDTHS,
-    THREE_PHASE_ITEMS, THREE_PHASE_THREADS, THREE_PHASE_TILE,
+    packed_last_shape, rank_sort_limit, rank_sort_max, ClusterShape, OnesweepShape,
+    CLUSTER_SORT_BLOCKS, CLUSTER_SORT_ITEMS, CLUSTER_SORT_THREADS, ELEMENTWISE_THREADS,
+    HYBRID_FILL_16THS, HYBRID_LOCAL_MIN_BLOCKS, HYBRID_LOCAL_THREADS, ONESWEEP_FREE_RANK_SKEW,
+    ONESWEEP_FUSED_ITEMS, ONESWEEP_FUSED_MAX, ONESWEEP_HIST_LANES_PASSES, ONESWEEP_LOOKBACK,
+    ONESWEEP_RADIX_BITS, ONESWEEP_RANK_BALLOT, ONESWEEP_SKIP_MIN, ONESWEEP_THREADS,
+    RANK_SORT_THREADS, SM90_SHARED_PER_BLOCK_OPTIN, THREE_PHASE_DIGIT_BITS,
+    THREE_PHASE_DIGIT_WIDTHS, THREE_PHASE_ITEMS, THREE_PHASE_THREADS, THREE_PHASE_TILE,
 };
 
 /// KEY_BITS and KEY_KIND of a key type, or why the GPU cannot sort it.
@@ -252,6 +252,12 @@ pub fn all_sort_specs() -> Vec<ModuleSpec> {
             if !shapes.contains(&onesweep_narrow_shape(8, 0)) {
                 shapes.push(onesweep_narrow_shape(8, 0));
             }
+            // The last pass's wider tile, where sm_90's shared memory holds it.
+            if let Some(ls) = packed_last_shape(SM90_SHARED_PER_BLOCK_OPTIN, 228 * 1024) {
+                if !shapes.contains(&ls) {
+                    shapes.push(ls);
+                }
+            }
             for shape in shapes {
                 if let Ok(s) = packed_spec(d, sb, shape) {
                     v.push(s);
@@ -375,6 +381,15 @@ struct DigitHistogram {
     per_sm: u32,
 }
 
+/// Packed pairs' last pass on its own, wider tile ([`crate::tuning::cuda::PACKED_LAST_SHAPE`]):
+/// the pass kernel of the packed module built for that tile, and its grid.
+struct LastPass {
+    pass: CudaFunction,
+    shape: OnesweepShape,
+    shared: u32,
+    tiles: u64,
+}
+
 struct Onesweep {
     /// The counting sort, when the input is small enough for it (taken before the others).
     rank: Option<CudaFunction>,
@@ -394,6 +409,8 @@ struct Onesweep {
     /// tile is `shape`, and `keys` hold 8-byte elements (no `vals`). The digit histogram reads
     /// the 4-byte keys as any pair sort's does.
     packed: bool,
+    /// Packed pairs: the last pass's kernel when it takes a wider tile than the other passes.
+    last: Option<LastPass>,
     /// The pass kernel's tile and its dynamic shared memory.
     shape: OnesweepShape,
     pass_shared: u32,
@@ -713,17 +730,34 @@ impl CudaBackend {
             && fused.is_none()
             && hybrid.is_none()
             && self.packed_min().is_some_and(|m| n >= m);
-        let packed_spec = if packed {
+        let packed_pass = if packed {
             let s = self.onesweep_shape(DType::U64, 0, n as u64);
             Some((packed_spec(key.key, status_bits, s)?, s))
         } else {
             None
         };
-        let (pass_spec, shape, pass_shared) = match &packed_spec {
+        let (pass_spec, shape, pass_shared) = match &packed_pass {
             Some((ps, s)) => (ps, *s, s.shared_bytes(8, 0)),
             None => (&spec, shape, pass_shared),
         };
         let tiles = (n as u64).div_ceil(shape.tile() as u64).max(1);
+        // Packed pairs' last pass on a wider tile, where the device holds it. Only wider: each
+        // pass clears the next pass's status words of its own tiles, so the last pass may use
+        // no more tiles than the pass before it.
+        let last =
+            match packed_last_shape(self.info.shared_per_block_optin, self.info.shared_per_sm) {
+                Some(ls) if packed && ls.tile() > shape.tile() => {
+                    let shared = ls.shared_bytes(8, 0);
+                    let spec = packed_spec(key.key, status_bits, ls)?;
+                    Some(LastPass {
+                        pass: self.onesweep_pass_function(&spec, ls, shared)?,
+                        shape: ls,
+                        shared,
+                        tiles: (n as u64).div_ceil(ls.tile() as u64).max(1),
+                    })
+                }
+                _ => None,
+            };
         let status_tiles = tiles as usize + if hybrid.is_some() { 256 } else { 0 };
         let status_bytes = status_tiles * radix * (status_bits / 8) as usize;
         let os = Onesweep {
@@ -735,6 +769,7 @@ impl CudaBackend {
             scan_histogram: self.function(pass_spec, "onesweep_scan_histogram")?,
             pass: self.onesweep_pass_function(pass_spec, shape, pass_shared)?,
             packed,
+            last,
             shape,
             pass_shared,
             iota: self.iota_kernel(key)?,
@@ -1397,12 +1432,16 @@ impl CudaBackend {
             if first && free {
                 self.note_free_rank();
             }
+            let (f, tiles, threads, shared) = match &os.last {
+                Some(l) if last => (&l.pass, l.tiles, l.shape.threads, l.shared),
+                _ => (&os.pass, os.tiles, os.shape.threads, os.pass_shared),
+            };
             self.launch_chained(
-                &os.pass,
+                f,
                 "onesweep_pass",
-                os.tiles as u32,
-                os.shape.threads,
-                os.pass_shared,
+                tiles as u32,
+                threads,
+                shared,
                 &[
                     KArg::U64(src.0),
                     KArg::U64(dst.0),
@@ -1415,7 +1454,7 @@ impl CudaBackend {
                     KArg::U64(n),
                     KArg::U32(shift),
                     KArg::U32(w),
-                    KArg::U32(os.tiles as u32),
+                    KArg::U32(tiles as u32),
                     KArg::U32(desc),
                     KArg::U32(first as u32),
                     KArg::U32(last as u32),

@@ -637,6 +637,33 @@ pub fn packed_pairs_min() -> Option<usize> {
 /// 1.85, 2^28 6.92 / 7.40 (faster at every length from 2^21 to 2^28).
 pub const PACKED_PAIRS_MIN: usize = (1 << 20) + 1;
 
+/// The tile of packed pairs' last pass, which unpacks each 8-byte element into a key and a
+/// value: its two 4-byte output arrays leave in runs per digit half as long as the pass's
+/// 8-byte ones, so a wider tile than the u64 keys' [`ONESWEEP_WIDE_U64_SHAPE`] (5632 elements)
+/// lengthens them. H200, session 24 (ncu, u32/u32 pairs 2^26, run 5): the last pass took 534 us
+/// on the u64 tile against 380 for a middle pass; run 6, every pass on 384x20x2 (7680
+/// elements): the last pass 460 us, the others 15-20 us slower each, so only the last pass
+/// takes it.
+pub const PACKED_LAST_SHAPE: OnesweepShape = OnesweepShape {
+    threads: 384,
+    items: 20,
+    min_blocks: 2,
+};
+
+/// The tile of packed pairs' last pass on a device with `shared_optin` bytes of shared memory
+/// per block and `shared_per_sm` per SM: `HISTOSORT_PACKED_LAST_SHAPE` if set, else
+/// [`PACKED_LAST_SHAPE`] where its blocks fit, else `None` (the last pass keeps the other
+/// passes' tile).
+pub fn packed_last_shape(shared_optin: u32, shared_per_sm: u32) -> Option<OnesweepShape> {
+    static SHAPE: std::sync::OnceLock<Option<OnesweepShape>> = std::sync::OnceLock::new();
+    if let Some(s) = *SHAPE.get_or_init(|| env_tuning("HISTOSORT_PACKED_LAST_SHAPE")) {
+        return Some(s);
+    }
+    let s = PACKED_LAST_SHAPE;
+    let bytes = s.shared_bytes(8, 0);
+    (bytes <= shared_optin && s.min_blocks.max(1) * (bytes + 1024) <= shared_per_sm).then_some(s)
+}
+
 /// Onesweep sort: up to this many keys the whole sort runs as one cooperative launch (grid
 /// barriers instead of kernel boundaries), when every tile's block can be resident at once.
 pub const ONESWEEP_FUSED_MAX: usize = 1 << 20;
@@ -1471,5 +1498,25 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn packed_last_pass_takes_its_tile_where_it_fits() {
+        if std::env::var_os("HISTOSORT_PACKED_LAST_SHAPE").is_some() {
+            return;
+        }
+        let bytes = PACKED_LAST_SHAPE.shared_bytes(8, 0);
+        // Wider than the u64 keys' tile, and 2 blocks of it fit an H200's SM.
+        assert!(PACKED_LAST_SHAPE.tile() > ONESWEEP_WIDE_U64_SHAPE.tile());
+        let h200 = (SM90_SHARED_PER_BLOCK_OPTIN, 228 * 1024);
+        assert_eq!(packed_last_shape(h200.0, h200.1), Some(PACKED_LAST_SHAPE));
+        // 64 KiB per block (sm_75) cannot hold it; nor can an SM that holds one block only.
+        assert!(bytes > 64 * 1024);
+        assert_eq!(packed_last_shape(64 * 1024, 64 * 1024), None);
+        assert_eq!(packed_last_shape(h200.0, bytes + 1024), None);
+        assert_eq!(
+            packed_last_shape(bytes, 2 * (bytes + 1024)),
+            Some(PACKED_LAST_SHAPE)
+        );
     }
 }
