@@ -640,13 +640,18 @@ pub const PACKED_PAIRS_MIN: usize = (1 << 20) + 1;
 /// The tile of packed pairs' last pass, which unpacks each 8-byte element into a key and a
 /// value: its two 4-byte output arrays leave in runs per digit half as long as the pass's
 /// 8-byte ones, so a wider tile than the u64 keys' [`ONESWEEP_WIDE_U64_SHAPE`] (5632 elements)
-/// lengthens them. H200, session 24 (ncu, u32/u32 pairs 2^26, run 5): the last pass took 534 us
-/// on the u64 tile against 380 for a middle pass; run 6, every pass on 384x20x2 (7680
-/// elements): the last pass 460 us, the others 15-20 us slower each, so only the last pass
-/// takes it.
+/// lengthens them. 384 threads of 24 elements (9216), 2 blocks per SM. H200, session 24 (ncu,
+/// u32/u32 pairs 2^26, run 5): the last pass took 534 us on the u64 tile against 380 for a
+/// middle pass; every pass on 384x20x2 (run 6): the last pass 460 us, the others 15-20 us
+/// slower each, so only the last pass takes it. Session 25 (`bench peers --no-cub`, medians,
+/// ms, 2^21 / 2^24 / 2^26 / 2^28): last pass on the u64 tile 0.091-0.094 / 0.488-0.490 /
+/// 1.775-1.787 / 6.93; 384x20x2 0.096-0.097 / 0.477-0.483 / 1.713 / 6.68 (slower at 2^21: 273
+/// tiles on 264 resident blocks); **384x24x2 0.090-0.092 / 0.476-0.479 / 1.698-1.702 /
+/// 6.615-6.617**; 384x22x2 0.092 / 0.478 / 1.709 / 6.64; 384x26x2 0.090 / 0.477 / 1.707 / 6.64;
+/// 384x28x2 0.093 / 0.503 / 1.808 / 6.99; 512x16x2 0.091 / 0.484 / 1.728 / 6.74.
 pub const PACKED_LAST_SHAPE: OnesweepShape = OnesweepShape {
     threads: 384,
-    items: 20,
+    items: 24,
     min_blocks: 2,
 };
 
