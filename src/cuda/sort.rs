@@ -409,8 +409,9 @@ struct Onesweep {
     /// tile is `shape`, and `keys` hold 8-byte elements (no `vals`). The digit histogram reads
     /// the 4-byte keys as any pair sort's does.
     packed: bool,
-    /// Packed pairs: the last pass's kernel when it takes a wider tile than the other passes.
-    last: Option<LastPass>,
+    /// Packed pairs: the last pass's kernel when it takes a wider tile than the other passes
+    /// (boxed: most plans have none).
+    last: Option<Box<LastPass>>,
     /// The pass kernel's tile and its dynamic shared memory.
     shape: OnesweepShape,
     pass_shared: u32,
@@ -456,9 +457,10 @@ struct Hybrid {
     meta: CudaSlice<u8>,
 }
 
+/// Boxed: both are a few hundred bytes, of different sizes.
 enum Design {
-    ThreePhase(ThreePhase),
-    Onesweep(Onesweep),
+    ThreePhase(Box<ThreePhase>),
+    Onesweep(Box<Onesweep>),
 }
 
 /// Everything one sort shape needs on the device.
@@ -580,8 +582,8 @@ impl CudaBackend {
         let kb = key.key.size();
         let vb = key.value_bytes as usize;
         let design = match key.design {
-            SortAlgorithm::Onesweep => Design::Onesweep(self.make_onesweep(&key)?),
-            _ => Design::ThreePhase(self.make_three_phase(&key)?),
+            SortAlgorithm::Onesweep => Design::Onesweep(Box::new(self.make_onesweep(&key)?)),
+            _ => Design::ThreePhase(Box::new(self.make_three_phase(&key)?)),
         };
         Ok(SortPlan {
             keys_io: if staging {
@@ -749,12 +751,12 @@ impl CudaBackend {
                 Some(ls) if packed && ls.tile() > shape.tile() => {
                     let shared = ls.shared_bytes(8, 0);
                     let spec = packed_spec(key.key, status_bits, ls)?;
-                    Some(LastPass {
+                    Some(Box::new(LastPass {
                         pass: self.onesweep_pass_function(&spec, ls, shared)?,
                         shape: ls,
                         shared,
                         tiles: (n as u64).div_ceil(ls.tile() as u64).max(1),
-                    })
+                    }))
                 }
                 _ => None,
             };
