@@ -1009,62 +1009,65 @@ onesweep_pass_segmented(const key_t *__restrict__ keys_in, key_t *__restrict__ k
 // The in-bucket sort: block c sorts the keys of buckets [c << chunk_log2, (c + 1) << chunk_log2)
 // (at most HYBRID_LOCAL_CAP) by their low `sort_bits` bits, which with the chunk's buckets
 // already in place is their full order, and writes them out with the output transform.
+// Digits that do not vary in the chunk are skipped. With `top_extra` > 0 the chunk is sorted
+// first by its highest varying digits only, as many as hold log2(valid) + top_extra varying
+// bits (for uniform 64-bit keys 3 passes instead of 6 or 7), and then every run of keys tied
+// on those bits is sorted by the bits below them, one thread per run (a stable insertion sort;
+// runs are short and rare unless keys repeat). Where a run is longer than HYB_TIE_RUN_MAX (or
+// there are more runs than the list holds), the chunk takes every varying digit after all:
+// a stable sort of the arrangement so far, which keeps the input's order among equal keys.
 #define HYBRID_LOCAL_WARPS (HYBRID_LOCAL_THREADS / WARP_THREADS)
 #define HYBRID_LOCAL_WARP_ITEMS (WARP_THREADS * HYBRID_LOCAL_ITEMS)
 #define HYBRID_LOCAL_CAP (HYBRID_LOCAL_THREADS * HYBRID_LOCAL_ITEMS)
+#define HYB_TIE_RUN_MAX 32u
+#define HYB_TIE_LIST (HYBRID_LOCAL_WARPS * RADIX)
 static_assert(HYBRID_LOCAL_THREADS >= RADIX, "one thread per digit");
+static_assert(HYBRID_LOCAL_CAP < (1u << 26), "a tie run's start fits its list entry");
 struct LocalStorage {
     key_t keys[HYBRID_LOCAL_CAP];
 #if HAS_VALUES
     value_t vals[HYBRID_LOCAL_CAP];
 #endif
+    // The ranking's counters; after the passes, the list of tie runs (start << 6 | length).
     u32 warp_hist[HYBRID_LOCAL_WARPS][RADIX];
     u32 ws[HYBRID_LOCAL_WARPS];
+    // The chunk's OR (2 words) and AND (2 words) of its keys, tie runs listed, a long run seen.
+    u32 extra[8];
 };
 
-#ifndef HYBRID_LOCAL_SMEM_BYTES
-#error "HYBRID_LOCAL_SMEM_BYTES (the in-bucket sort's dynamic shared memory) must be defined"
+#if HAS_VALUES
+#define HYB_VALS_PARAM , value_t(&v)[HYBRID_LOCAL_ITEMS]
+#else
+#define HYB_VALS_PARAM
 #endif
-static_assert(sizeof(LocalStorage) <= HYBRID_LOCAL_SMEM_BYTES, "HYBRID_LOCAL_SMEM_BYTES is too small");
-extern "C" __global__ void __launch_bounds__(HYBRID_LOCAL_THREADS, HYBRID_LOCAL_MIN_BLOCKS)
-hybrid_local_sort(const key_t *__restrict__ keys_in, key_t *__restrict__ keys_out,
-                  const value_t *__restrict__ vals_in, value_t *__restrict__ vals_out,
-                  const u32 *__restrict__ meta, u64 n, u32 chunk_log2, u32 sort_bits, u32 desc,
-                  u32 unstable) {
-    extern __shared__ __align__(16) unsigned char s_local[];
-    LocalStorage &st = *reinterpret_cast<LocalStorage *>(s_local);
-    launch_dependents();
-    grid_dependency_wait();
+
+// LSD passes over the digits set in `digits` (bit d: bits [8d, 8d + 8) of the low `sort_bits`),
+// lowest first, of the keys (and values) in registers, in warp-striped slots; the result is
+// staged in `st.keys` (and `st.vals`) in order, and the registers are stale. `free_first`: the
+// first pass may rank freely (keys only, whole keys).
+__device__ __forceinline__ void hybrid_local_passes(LocalStorage &st,
+                                                    key_t (&k)[HYBRID_LOCAL_ITEMS] HYB_VALS_PARAM,
+                                                    u32 digits, u32 sort_bits, u32 rounds,
+                                                    u32 own, u32 valid, bool free_first) {
     const u32 tid = threadIdx.x, lane = lane_id(), warp = warp_id();
-    const u32 b0 = blockIdx.x << chunk_log2, b1 = (blockIdx.x + 1) << chunk_log2;
-    const u64 start = meta[HYB_OFFSETS + b0];
-    const u64 end = b1 < HYBRID_BUCKETS ? meta[HYB_OFFSETS + b1] : n;
-    const u32 valid = (u32)(end - start);  // <= HYBRID_LOCAL_CAP: checked by the host
-    if (valid == 0) return;
-    // Warp w owns positions [w * WARP_ITEMS, (w + 1) * WARP_ITEMS), striped by lane; only its
-    // rounds that hold keys take part (the padding, all ones, fills the last one's tail and
-    // ranks after every key).
-    const u32 own = warp * HYBRID_LOCAL_WARP_ITEMS;
-    const u32 rounds =
-        valid > own ? min((u32)HYBRID_LOCAL_ITEMS, (valid - own + WARP_THREADS - 1) / WARP_THREADS)
-                    : 0;
-    key_t k[HYBRID_LOCAL_ITEMS];
-#if HAS_VALUES
-    value_t v[HYBRID_LOCAL_ITEMS];
-#endif
+    if (digits == 0) {
 #pragma unroll
-    for (u32 j = 0; j < HYBRID_LOCAL_ITEMS; j++) {
-        const u32 p = own + j * WARP_THREADS + lane;
-        if (j < rounds) {
-            k[j] = p < valid ? keys_in[start + p] : KEY_ALL_ONES;
+        for (u32 j = 0; j < HYBRID_LOCAL_ITEMS; j++) {
+            const u32 p = own + j * WARP_THREADS + lane;
+            if (j < rounds) {
+                st.keys[p] = k[j];
 #if HAS_VALUES
-            if (p < valid) v[j] = vals_in[start + p];
+                st.vals[p] = v[j];
 #endif
+            }
         }
+        __syncthreads();
+        return;
     }
-    const u32 passes = (sort_bits + RADIX_BITS - 1) / RADIX_BITS;
-    for (u32 pass = 0; pass < passes; pass++) {
-        const u32 shift = pass * RADIX_BITS;
+    bool first = true;
+    for (u32 d = 0; d < 8; d++) {
+        if (!((digits >> d) & 1)) continue;
+        const u32 shift = d * RADIX_BITS;
         const u32 mask = (1u << min((u32)RADIX_BITS, sort_bits - shift)) - 1;
         for (u32 i = lane; i < RADIX; i += WARP_THREADS) st.warp_hist[warp][i] = 0;
         __syncwarp();
@@ -1075,11 +1078,11 @@ hybrid_local_sort(const key_t *__restrict__ keys_in, key_t *__restrict__ keys_ou
         u32 count = 0;
         if (tid < RADIX) count = digit_total<HYBRID_LOCAL_WARPS>(&st.warp_hist[0][0], RADIX, tid);
         u32 total;
-        const u32 first = block_exclusive_scan_warps<HYBRID_LOCAL_WARPS>(count, st.ws, total);
-        if (tid < RADIX) warp_starts<HYBRID_LOCAL_WARPS>(&st.warp_hist[0][0], RADIX, tid, first);
+        const u32 start = block_exclusive_scan_warps<HYBRID_LOCAL_WARPS>(count, st.ws, total);
+        if (tid < RADIX) warp_starts<HYBRID_LOCAL_WARPS>(&st.warp_hist[0][0], RADIX, tid, start);
         const bool skewed = __syncthreads_or(tid < RADIX && count * FREE_RANK_SKEW > total);
         u32 pos[HYBRID_LOCAL_ITEMS];
-        if (!HAS_VALUES && unstable && pass == 0 && !skewed) {
+        if (!HAS_VALUES && free_first && first && !skewed) {
             // The first pass of keys only ranks freely (as the pass kernel's free ranking), the
             // real keys first, then the padding, which so ranks after them: a warp's atomics
             // on a counter land in the order it issues them.
@@ -1104,7 +1107,8 @@ hybrid_local_sort(const key_t *__restrict__ keys_in, key_t *__restrict__ keys_ou
             }
         }
         __syncthreads();
-        if (pass + 1 < passes) {
+        first = false;
+        if ((digits >> (d + 1)) != 0) {
 #pragma unroll
             for (u32 j = 0; j < HYBRID_LOCAL_ITEMS; j++) {
                 const u32 p = own + j * WARP_THREADS + lane;
@@ -1117,6 +1121,166 @@ hybrid_local_sort(const key_t *__restrict__ keys_in, key_t *__restrict__ keys_ou
             }
         }
     }
+}
+
+__device__ __forceinline__ u32 warp_or(u32 x) {
+#pragma unroll
+    for (u32 o = 16; o > 0; o >>= 1) x |= __shfl_xor_sync(0xffffffffu, x, o);
+    return x;
+}
+__device__ __forceinline__ u32 warp_and(u32 x) {
+#pragma unroll
+    for (u32 o = 16; o > 0; o >>= 1) x &= __shfl_xor_sync(0xffffffffu, x, o);
+    return x;
+}
+
+#ifndef HYBRID_LOCAL_SMEM_BYTES
+#error "HYBRID_LOCAL_SMEM_BYTES (the in-bucket sort's dynamic shared memory) must be defined"
+#endif
+static_assert(sizeof(LocalStorage) <= HYBRID_LOCAL_SMEM_BYTES, "HYBRID_LOCAL_SMEM_BYTES is too small");
+extern "C" __global__ void __launch_bounds__(HYBRID_LOCAL_THREADS, HYBRID_LOCAL_MIN_BLOCKS)
+hybrid_local_sort(const key_t *__restrict__ keys_in, key_t *__restrict__ keys_out,
+                  const value_t *__restrict__ vals_in, value_t *__restrict__ vals_out,
+                  const u32 *__restrict__ meta, u64 n, u32 chunk_log2, u32 sort_bits, u32 desc,
+                  u32 unstable, u32 top_extra) {
+    extern __shared__ __align__(16) unsigned char s_local[];
+    LocalStorage &st = *reinterpret_cast<LocalStorage *>(s_local);
+    launch_dependents();
+    grid_dependency_wait();
+    const u32 tid = threadIdx.x, lane = lane_id(), warp = warp_id();
+    const u32 b0 = blockIdx.x << chunk_log2, b1 = (blockIdx.x + 1) << chunk_log2;
+    const u64 start = meta[HYB_OFFSETS + b0];
+    const u64 end = b1 < HYBRID_BUCKETS ? meta[HYB_OFFSETS + b1] : n;
+    const u32 valid = (u32)(end - start);  // <= HYBRID_LOCAL_CAP: checked by the host
+    if (valid == 0) return;
+    if (tid < 8) st.extra[tid] = tid == 2 || tid == 3 ? ~0u : 0u;
+    // Warp w owns positions [w * WARP_ITEMS, (w + 1) * WARP_ITEMS), striped by lane; only its
+    // rounds that hold keys take part (the padding, all ones, fills the last one's tail and
+    // ranks after every key).
+    const u32 own = warp * HYBRID_LOCAL_WARP_ITEMS;
+    const u32 rounds =
+        valid > own ? min((u32)HYBRID_LOCAL_ITEMS, (valid - own + WARP_THREADS - 1) / WARP_THREADS)
+                    : 0;
+    key_t k[HYBRID_LOCAL_ITEMS];
+#if HAS_VALUES
+    value_t v[HYBRID_LOCAL_ITEMS];
+#define HYB_VALS_ARG , v
+#else
+#define HYB_VALS_ARG
+#endif
+    u32 or_lo = 0, or_hi = 0, and_lo = ~0u, and_hi = ~0u;
+#pragma unroll
+    for (u32 j = 0; j < HYBRID_LOCAL_ITEMS; j++) {
+        const u32 p = own + j * WARP_THREADS + lane;
+        if (j < rounds) {
+            k[j] = p < valid ? keys_in[start + p] : KEY_ALL_ONES;
+#if HAS_VALUES
+            if (p < valid) v[j] = vals_in[start + p];
+#endif
+            if (p < valid) {
+                const u64 x = (u64)k[j];
+                or_lo |= (u32)x;
+                or_hi |= (u32)(x >> 32);
+                and_lo &= (u32)x;
+                and_hi &= (u32)(x >> 32);
+            }
+        }
+    }
+    // Which digits vary in the chunk (the padding excluded).
+    or_lo = warp_or(or_lo);
+    or_hi = warp_or(or_hi);
+    and_lo = warp_and(and_lo);
+    and_hi = warp_and(and_hi);
+    __syncthreads();  // st.extra set
+    if (lane == 0) {
+        atomicOr(&st.extra[0], or_lo);
+        atomicOr(&st.extra[1], or_hi);
+        atomicAnd(&st.extra[2], and_lo);
+        atomicAnd(&st.extra[3], and_hi);
+    }
+    __syncthreads();
+    const u64 range = sort_bits >= 64 ? ~0ull : (1ull << sort_bits) - 1;
+    const u64 varying = ((((u64)st.extra[1] << 32) | st.extra[0]) ^
+                         (((u64)st.extra[3] << 32) | st.extra[2])) & range;
+    const u32 ndigits = (sort_bits + RADIX_BITS - 1) / RADIX_BITS;
+    u32 all = 0;
+    for (u32 d = 0; d < ndigits; d++)
+        if ((varying >> (d * RADIX_BITS)) & ((1u << RADIX_BITS) - 1)) all |= 1u << d;
+    // The top sort's digits: the highest varying ones, until they hold enough varying bits.
+    u32 top = all;
+    if (top_extra > 0 && all != 0) {
+        const u32 need = (32 - __clz(valid)) + top_extra;
+        u32 got = 0;
+        top = 0;
+        for (int d = (int)ndigits - 1; d >= 0 && got < need; d--) {
+            if (!((all >> d) & 1)) continue;
+            top |= 1u << d;
+            got += __popcll((varying >> (d * RADIX_BITS)) & ((1u << RADIX_BITS) - 1));
+        }
+    }
+    hybrid_local_passes(st, k HYB_VALS_ARG, top, sort_bits, rounds, own, valid, unstable != 0);
+    if (top != all) {
+        // Runs tied on the top digits' bits (and above: the chunk shares its higher bits),
+        // listed by the thread at their start; every other thread only reads.
+        const u32 lo = (__ffs(top) - 1) * RADIX_BITS;
+        u32 *list = &st.warp_hist[0][0];
+        for (u32 p = tid; p < valid; p += HYBRID_LOCAL_THREADS) {
+            const key_t x = st.keys[p] >> lo;
+            if ((p == 0 || (st.keys[p - 1] >> lo) != x) && p + 1 < valid &&
+                (st.keys[p + 1] >> lo) == x) {
+                u32 e = p + 2;
+                while (e < valid && e - p <= HYB_TIE_RUN_MAX && (st.keys[e] >> lo) == x) e++;
+                if (e - p > HYB_TIE_RUN_MAX) {
+                    atomicOr(&st.extra[5], 1u);
+                } else {
+                    const u32 slot = atomicAdd(&st.extra[4], 1u);
+                    if (slot < HYB_TIE_LIST) list[slot] = p << 6 | (e - p);
+                    else atomicOr(&st.extra[5], 1u);
+                }
+            }
+        }
+        __syncthreads();
+        const u32 runs = min(st.extra[4], HYB_TIE_LIST);
+        if (st.extra[5] != 0) {
+            // A long run: every varying digit, from the arrangement the top sort left.
+#pragma unroll
+            for (u32 j = 0; j < HYBRID_LOCAL_ITEMS; j++) {
+                const u32 p = own + j * WARP_THREADS + lane;
+                if (j < rounds) {
+                    k[j] = st.keys[p];
+#if HAS_VALUES
+                    v[j] = st.vals[p];
+#endif
+                }
+            }
+            hybrid_local_passes(st, k HYB_VALS_ARG, all, sort_bits, rounds, own, valid, false);
+        } else if (runs > 0) {
+            const key_t low = ((key_t)1 << lo) - 1;
+            for (u32 r = tid; r < runs; r += HYBRID_LOCAL_THREADS) {
+                const u32 p = list[r] >> 6, len = list[r] & 63;
+                for (u32 i = p + 1; i < p + len; i++) {
+                    const key_t x = st.keys[i];
+#if HAS_VALUES
+                    const value_t y = st.vals[i];
+#endif
+                    u32 q = i;
+                    while (q > p && (st.keys[q - 1] & low) > (x & low)) {
+                        st.keys[q] = st.keys[q - 1];
+#if HAS_VALUES
+                        st.vals[q] = st.vals[q - 1];
+#endif
+                        q--;
+                    }
+                    st.keys[q] = x;
+#if HAS_VALUES
+                    st.vals[q] = y;
+#endif
+                }
+            }
+            __syncthreads();
+        }
+    }
+#undef HYB_VALS_ARG
     // Out in one contiguous run, keys through the output transform.
     for (u32 p = tid; p < valid; p += HYBRID_LOCAL_THREADS) {
         keys_out[start + p] = key_out(st.keys[p], desc);
@@ -1125,4 +1289,5 @@ hybrid_local_sort(const key_t *__restrict__ keys_in, key_t *__restrict__ keys_ou
 #endif
     }
 }
+#undef HYB_VALS_PARAM
 #endif  // hybrid sort

@@ -1506,6 +1506,68 @@ fn hybrid_sort_takes_uniform_keys_and_falls_back_on_skew() {
     g.set_hybrid_min(8, Some(n - 3));
     hybrid_cases::<u32, i32, f32>(&e, n);
     hybrid_cases::<u64, i64, f64>(&e, n);
+    hybrid_tie_runs(&e, n);
+}
+
+/// The in-bucket top sort of 64-bit keys (sorted by the chunk's top varying digits, then runs
+/// tied on them by the rest): runs short enough for the per-thread insertion sort, and runs
+/// too long for it, which send the chunk through every digit. Uniform keys (short runs of 2)
+/// are `hybrid_cases`'.
+fn hybrid_tie_runs(e: &Engine, n: usize) {
+    let g = e.cuda().unwrap();
+    let os = SortOptions::new().algorithm(SortAlgorithm::Onesweep);
+    let r: Vec<u64> = keys(n, 37);
+    let idx: Vec<u32> = (0..n as u32).collect();
+    // Top 16 bits uniform (every chunk fits a block); bits [24, 48) one of `m` patterns that
+    // differ in many bits (so those digits count as varying); bits [0, 24) random. Each
+    // chunk's keys tie on its top digits in runs of about chunk / (buckets x m).
+    let tied = |m: u64, low6: bool| -> Vec<u64> {
+        r.iter()
+            .enumerate()
+            .map(|(i, &x)| {
+                let top = if low6 {
+                    // The 6 low bits of the top 16 fixed: one bucket per chunk holds all its
+                    // keys, so runs are ~64 times longer.
+                    (x & !(0x3fu64 << 48)) & (0xffffu64 << 48)
+                } else {
+                    x & (0xffffu64 << 48)
+                };
+                let pat = (i as u64 * 7 % m).wrapping_mul(0x5a5a_5a5a_5a5a) & (0xff_ffffu64 << 24);
+                top | pat | (x & 0xff_ffff)
+            })
+            .collect()
+    };
+    let before = g.hybrid_runs();
+    for (m, low6, what) in [
+        (2, false, "runs of ~32"),
+        (5, false, "runs of ~13"),
+        (2, true, "runs of ~2048"),
+        (3, true, "runs of ~1365"),
+    ] {
+        let input = tied(m, low6);
+        for o in [os.clone(), os.clone().descending()] {
+            let mut k = input.clone();
+            let mut v = idx.clone();
+            e.sort_pairs(&mut k, &mut v, &o).unwrap();
+            let (rk, rv) = reference::sort_pairs(&input, &idx, &o);
+            same_bits(&k, &rk, &format!("hybrid ties {what} keys {o:?}"));
+            if let Some(i) = (0..n).find(|&i| v[i] != rv[i]) {
+                panic!(
+                    "hybrid ties {what} {o:?}: payload {i}: got {}, expected {} (key {:#x})",
+                    v[i], rv[i], k[i]
+                );
+            }
+            sorts_like_reference(e, &input, &o, &format!("hybrid ties {what}"));
+            let fk: Vec<f64> = input.iter().map(|&x| f64::from_bits(x)).collect();
+            sorts_like_reference(e, &fk, &o, &format!("hybrid ties {what} f64"));
+        }
+    }
+    let now = g.hybrid_runs();
+    assert_eq!(
+        (now.0 - before.0, now.1 - before.1),
+        (24, 0),
+        "keys with tie runs take the hybrid path"
+    );
 }
 
 fn hybrid_cases<U, S, F>(e: &Engine, n: usize)

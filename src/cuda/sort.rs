@@ -16,15 +16,15 @@ use crate::key::{DType, RadixBits, RadixKey, SortIndex, Value};
 use crate::options::SortOptions;
 use crate::tuning::cuda::{
     cluster_merge_shape, cluster_sort_limit, cluster_sort_segment_limit, cluster_sort_shape,
-    cluster_sort_threads, hist_one_read, hybrid_local_items, onesweep_default_shapes,
-    onesweep_fused_items, onesweep_hist_shape, onesweep_items, onesweep_narrow_shape,
-    onesweep_pass_shape, onesweep_prefetch_ahead, onesweep_shape_override, onesweep_values_late,
-    packed_last_shape, rank_sort_limit, rank_sort_max, ClusterShape, OnesweepShape,
-    CLUSTER_SORT_BLOCKS, CLUSTER_SORT_ITEMS, CLUSTER_SORT_THREADS, ELEMENTWISE_THREADS,
-    HYBRID_FILL_16THS, HYBRID_LOCAL_MIN_BLOCKS, HYBRID_LOCAL_THREADS, ONESWEEP_FREE_RANK_SKEW,
-    ONESWEEP_FUSED_ITEMS, ONESWEEP_FUSED_MAX, ONESWEEP_HIST_LANES_PASSES, ONESWEEP_LOOKBACK,
-    ONESWEEP_RADIX_BITS, ONESWEEP_RANK_BALLOT, ONESWEEP_SKIP_MIN, ONESWEEP_THREADS,
-    RANK_SORT_THREADS, SM90_SHARED_PER_BLOCK_OPTIN, THREE_PHASE_DIGIT_BITS,
+    cluster_sort_threads, hist_one_read, hybrid_local_items, hybrid_top_extra,
+    onesweep_default_shapes, onesweep_fused_items, onesweep_hist_shape, onesweep_items,
+    onesweep_narrow_shape, onesweep_pass_shape, onesweep_prefetch_ahead, onesweep_shape_override,
+    onesweep_values_late, packed_last_shape, rank_sort_limit, rank_sort_max, ClusterShape,
+    OnesweepShape, CLUSTER_SORT_BLOCKS, CLUSTER_SORT_ITEMS, CLUSTER_SORT_THREADS,
+    ELEMENTWISE_THREADS, HYBRID_FILL_16THS, HYBRID_LOCAL_MIN_BLOCKS, HYBRID_LOCAL_THREADS,
+    ONESWEEP_FREE_RANK_SKEW, ONESWEEP_FUSED_ITEMS, ONESWEEP_FUSED_MAX, ONESWEEP_HIST_LANES_PASSES,
+    ONESWEEP_LOOKBACK, ONESWEEP_RADIX_BITS, ONESWEEP_RANK_BALLOT, ONESWEEP_SKIP_MIN,
+    ONESWEEP_THREADS, RANK_SORT_THREADS, SM90_SHARED_PER_BLOCK_OPTIN, THREE_PHASE_DIGIT_BITS,
     THREE_PHASE_DIGIT_WIDTHS, THREE_PHASE_ITEMS, THREE_PHASE_THREADS, THREE_PHASE_TILE,
 };
 
@@ -137,8 +137,9 @@ fn has_hybrid(key: DType, status_bits: u32) -> bool {
 fn hybrid_local_shape(key_bytes: u32, value_bytes: u32) -> (u32, u32) {
     let cap = HYBRID_LOCAL_THREADS * hybrid_local_items(key_bytes, value_bytes);
     let warps = HYBRID_LOCAL_THREADS / 32;
+    // Keys and values, the warps' counters, the scan's words, and 8 words of chunk state.
     let bytes =
-        cap * (key_bytes + value_bytes) + warps * (1 << ONESWEEP_RADIX_BITS) * 4 + warps * 4;
+        cap * (key_bytes + value_bytes) + warps * (1 << ONESWEEP_RADIX_BITS) * 4 + warps * 4 + 32;
     (cap, bytes.next_multiple_of(16))
 }
 
@@ -992,6 +993,7 @@ impl CudaBackend {
                 KArg::U32(key_bits - 16 + chunk_log2),
                 KArg::U32(desc),
                 KArg::U32(free),
+                KArg::U32(hybrid_top_extra()),
             ],
         )?;
         Ok(true)

@@ -567,6 +567,20 @@ pub const fn hybrid_local_items(key_bytes: u32, value_bytes: u32) -> u32 {
     }
 }
 
+/// The in-bucket sort's top sort (kernels/radix_sort_onesweep.cu, `hybrid_local_sort`): a chunk
+/// is sorted first by its highest varying digits only, as many as hold log2(keys) + this many
+/// varying bits, and then the few runs of keys tied on those bits are sorted by the rest, one
+/// thread per run. Uniform 64-bit keys take 3 in-bucket passes instead of 6 (2^28) or 7 (a
+/// chunk of several buckets). `HISTOSORT_HYBRID_TOP` overrides it (0: every varying digit).
+pub const HYBRID_TOP_EXTRA_BITS: u32 = 4;
+
+/// [`HYBRID_TOP_EXTRA_BITS`], or the number `HISTOSORT_HYBRID_TOP` gives (0: off).
+pub fn hybrid_top_extra() -> u32 {
+    static V: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
+    V.get_or_init(|| env_tuning("HISTOSORT_HYBRID_TOP"))
+        .unwrap_or(HYBRID_TOP_EXTRA_BITS)
+}
+
 /// Chunks of buckets are sized so that an average chunk fills this share of a block's capacity
 /// (numerator over 16): the largest chunk of uniform keys stays well below the capacity. One
 /// bucket per block instead (64-bit keys below 2^28: six in-bucket passes instead of seven)
