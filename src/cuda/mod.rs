@@ -119,9 +119,10 @@ pub struct CudaBackend {
     /// Sorts that took the hybrid path, and those whose bucket counts sent them to the LSD
     /// sort instead (tests check which path ran).
     hybrid_runs: [std::sync::atomic::AtomicU64; 2],
-    /// The shortest input of the hybrid sort for 32- and 64-bit keys (0: off), from
+    /// The shortest input of the hybrid sort for 32- and 64-bit keys, keys only and with values
+    /// (index `2 * (key_bytes == 8) + pairs`; 0: off), from
     /// [`crate::tuning::cuda::hybrid_min`]; tests lower it on their own backend.
-    hybrid_min: [std::sync::atomic::AtomicUsize; 2],
+    hybrid_min: [std::sync::atomic::AtomicUsize; 4],
     /// The shortest pair sort that runs as packed pairs (0: off), from
     /// [`crate::tuning::cuda::packed_pairs_min`]; tests lower it on their own backend.
     packed_min: std::sync::atomic::AtomicUsize,
@@ -218,9 +219,9 @@ impl CudaBackend {
             plans: Mutex::new(Vec::new()),
             chained,
             hybrid_runs: Default::default(),
-            hybrid_min: [4, 8].map(|kb| {
+            hybrid_min: [(4, false), (4, true), (8, false), (8, true)].map(|(kb, pairs)| {
                 std::sync::atomic::AtomicUsize::new(
-                    crate::tuning::cuda::hybrid_min(kb).unwrap_or(0),
+                    crate::tuning::cuda::hybrid_min(kb, pairs).unwrap_or(0),
                 )
             }),
             packed_min: std::sync::atomic::AtomicUsize::new(
@@ -233,12 +234,14 @@ impl CudaBackend {
     }
 
     /// Sets the shortest input of the hybrid sort for keys of `key_bytes` bytes (4 or 8;
-    /// `None`: off) for the plans this backend makes from now on. For tests, which run it at
-    /// sizes below the default.
+    /// `None`: off), with or without values, for the plans this backend makes from now on. For
+    /// tests, which run it at sizes below the default.
     #[doc(hidden)]
     pub fn set_hybrid_min(&self, key_bytes: u32, min: Option<usize>) {
-        let i = (key_bytes == 8) as usize;
-        self.hybrid_min[i].store(min.unwrap_or(0), std::sync::atomic::Ordering::Relaxed);
+        let i = 2 * (key_bytes == 8) as usize;
+        for m in &self.hybrid_min[i..i + 2] {
+            m.store(min.unwrap_or(0), std::sync::atomic::Ordering::Relaxed);
+        }
     }
 
     /// Sets the shortest pair sort that runs as packed pairs (`None`: off) for the plans this
@@ -261,13 +264,14 @@ impl CudaBackend {
         self.packed_runs.load(std::sync::atomic::Ordering::Relaxed)
     }
 
-    /// The hybrid sort's shortest input for keys of `key_bytes` bytes, `None` where it is off.
-    pub(crate) fn hybrid_min_for(&self, key_bytes: u32) -> Option<usize> {
+    /// The hybrid sort's shortest input for keys of `key_bytes` bytes, keys only or with values
+    /// (`pairs`), `None` where it is off.
+    pub(crate) fn hybrid_min_for(&self, key_bytes: u32, pairs: bool) -> Option<usize> {
         if !matches!(key_bytes, 4 | 8) {
             return None;
         }
-        let m =
-            self.hybrid_min[(key_bytes == 8) as usize].load(std::sync::atomic::Ordering::Relaxed);
+        let i = 2 * (key_bytes == 8) as usize + pairs as usize;
+        let m = self.hybrid_min[i].load(std::sync::atomic::Ordering::Relaxed);
         (m > 0).then_some(m)
     }
 

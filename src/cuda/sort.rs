@@ -815,7 +815,9 @@ impl CudaBackend {
             || !has_hybrid(key.key, status_bits)
             || key.begin != 0
             || key.end != kb * 8
-            || self.hybrid_min_for(kb).is_none_or(|m| key.n < m.max(2))
+            || self
+                .hybrid_min_for(kb, key.value_bytes > 0)
+                .is_none_or(|m| key.n < m.max(2))
             || self.info.shared_per_block_optin < HYB_HIST_SHARED.max(local_shared)
         {
             return Ok(None);

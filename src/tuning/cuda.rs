@@ -613,24 +613,33 @@ pub fn free_rank() -> bool {
     *ON.get_or_init(|| env_tuning::<u32>("HISTOSORT_FREE_RANK").is_none_or(|v| v != 0))
 }
 
-/// The shortest input the hybrid sort takes, for keys of `key_bytes` bytes (`None`: never).
-/// `HISTOSORT_HYBRID_MIN` overrides it for every key size (0 turns the hybrid off).
-pub fn hybrid_min(key_bytes: u32) -> Option<usize> {
+/// The shortest input the hybrid sort takes, for keys of `key_bytes` bytes, keys only or with
+/// values (`pairs`, argsorts too) (`None`: never). `HISTOSORT_HYBRID_MIN` overrides it for every
+/// key size, with or without values (0 turns the hybrid off).
+pub fn hybrid_min(key_bytes: u32, pairs: bool) -> Option<usize> {
     static MIN: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
     match *MIN.get_or_init(|| env_tuning("HISTOSORT_HYBRID_MIN")) {
         Some(0) => None,
         Some(m) => Some(m),
+        None if key_bytes == 8 && pairs => Some(HYBRID_MIN_U64_PAIRS),
         None => (key_bytes == 8).then_some(HYBRID_MIN_U64),
     }
 }
-/// The default of [`hybrid_min`] for 64-bit keys. 32-bit keys: off, because its in-bucket
-/// passes cost what a global pass costs (both are bound by the ranking, not by DRAM), so two
-/// MSD passes and two in-bucket passes do not beat four LSD passes (H200, session 17, u32 keys
-/// 2^24 / 2^26 / 2^28: LSD 0.34 / 1.20 / 4.58 ms, hybrid 0.57 / 1.81 / 5.67). For 64-bit keys
-/// the two MSD passes and six in-bucket passes beat eight LSD passes only at 2^28 (u64 keys
-/// 2^24 / 2^26 / 2^27 / 2^28: LSD 0.92 / 3.32 / 6.68 / 12.98 ms, hybrid 0.97 / 3.39 / 6.62 /
-/// 11.93; below 2^28 the in-bucket sort takes two buckets per block and a seventh pass).
-pub const HYBRID_MIN_U64: usize = 1 << 28;
+/// The default of [`hybrid_min`] for 64-bit keys without values. 32-bit keys: off, because its
+/// in-bucket passes cost what a global pass costs (both are bound by the ranking, not by DRAM),
+/// and their chunks have only 16-22 bits left to sort, so the in-bucket top sort saves no pass:
+/// two MSD passes and two in-bucket passes do not beat four LSD passes (H200, session 17, u32
+/// keys 2^24 / 2^26 / 2^28: LSD 0.34 / 1.20 / 4.58 ms, hybrid 0.57 / 1.81 / 5.67). For 64-bit
+/// keys the in-bucket top sort (3 passes instead of 6-7, [`HYBRID_TOP_EXTRA_BITS`]) makes the
+/// hybrid faster than eight LSD passes from 2^23 on: H200, session 25, run 4 (medians, ms,
+/// 2^21 / 2^22 / 2^23 / 2^24 / 2^26 / 2^27 / 2^28): LSD 0.153 / 0.281 / 0.499 / 0.898 / 3.210 /
+/// 6.472 / 12.58, hybrid with the top sort 0.185 / 0.291 / **0.458 / 0.773 / 2.663 / 5.242 /
+/// 9.664** (without it: 0.229 / 0.370 / 0.613 / 1.078 / 3.814 / 7.480 / 13.55).
+pub const HYBRID_MIN_U64: usize = 1 << 23;
+/// The default of [`hybrid_min`] for 64-bit keys with values: where it was before the top sort
+/// (session 17's measurement of keys), since pairs of 64-bit keys have not been measured
+/// against the LSD sort below it.
+pub const HYBRID_MIN_U64_PAIRS: usize = 1 << 28;
 
 /// The shortest pair sort of 4-byte keys and 4-byte values that runs as packed pairs (the key's
 /// image and the value as one 64-bit element through the u64 keys' pass kernel, see
