@@ -498,7 +498,9 @@ impl SortPlan {
     /// small inputs), `cluster` (thread-block clusters, and merges where there are several),
     /// `single-launch` (the cooperative onesweep kernel), `passes` (the onesweep digit
     /// histogram and pass kernels), `packed passes` (the same, with 4-byte keys and values
-    /// moved as one 8-byte element), `three-phase`, or `identity` (an empty bit range: a copy).
+    /// moved as one 8-byte element), `hybrid` (MSD passes, then in-bucket sorts; each sort whose
+    /// buckets are too uneven runs the passes instead), `three-phase`, or `identity` (an empty
+    /// bit range: a copy).
     pub fn path(&self) -> &'static str {
         match &self.design {
             Design::ThreePhase(_) => "three-phase",
@@ -506,6 +508,7 @@ impl SortPlan {
             Design::Onesweep(os) if os.rank.is_some() => "counting",
             Design::Onesweep(os) if os.cluster.is_some() => "cluster",
             Design::Onesweep(os) if os.fused.is_some() => "single-launch",
+            Design::Onesweep(os) if os.hybrid.is_some() => "hybrid",
             Design::Onesweep(os) if os.packed => "packed passes",
             Design::Onesweep(_) => "passes",
         }
