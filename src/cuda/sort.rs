@@ -1992,14 +1992,15 @@ mod tests {
 
     #[test]
     fn hybrid_block_holds_its_keys_and_counters() {
-        // u32 keys and u32/u32 pairs: 8192 keys per block of 512 threads.
+        // u32 keys and u32/u32 pairs: 8192 keys per block of 512 threads; then the 16 warps'
+        // counters, their scan words, and 8 words of chunk state.
         assert_eq!(
             hybrid_local_shape(4, 0),
-            (8192, 8192 * 4 + 16 * 256 * 4 + 64)
+            (8192, 8192 * 4 + 16 * 256 * 4 + 64 + 32)
         );
         assert_eq!(
             hybrid_local_shape(4, 4),
-            (8192, 8192 * 8 + 16 * 256 * 4 + 64)
+            (8192, 8192 * 8 + 16 * 256 * 4 + 64 + 32)
         );
         // 16-byte values: fewer keys per thread, within 64 KiB of staged keys and values.
         let (cap, bytes) = hybrid_local_shape(4, 16);
