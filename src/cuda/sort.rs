@@ -24,8 +24,9 @@ use crate::tuning::cuda::{
     ELEMENTWISE_THREADS, HYBRID_FILL_16THS, HYBRID_LOCAL_MIN_BLOCKS, HYBRID_LOCAL_THREADS,
     ONESWEEP_FREE_RANK_SKEW, ONESWEEP_FUSED_ITEMS, ONESWEEP_FUSED_MAX, ONESWEEP_HIST_LANES_PASSES,
     ONESWEEP_LOOKBACK, ONESWEEP_RADIX_BITS, ONESWEEP_RANK_BALLOT, ONESWEEP_SKIP_MIN,
-    ONESWEEP_THREADS, RANK_SORT_THREADS, SM90_SHARED_PER_BLOCK_OPTIN, THREE_PHASE_DIGIT_BITS,
-    THREE_PHASE_DIGIT_WIDTHS, THREE_PHASE_ITEMS, THREE_PHASE_THREADS, THREE_PHASE_TILE,
+    ONESWEEP_THREADS, RANK_SORT_THREADS, SM90_SHARED_PER_BLOCK_OPTIN, SM90_SHARED_PER_SM,
+    THREE_PHASE_DIGIT_BITS, THREE_PHASE_DIGIT_WIDTHS, THREE_PHASE_ITEMS, THREE_PHASE_THREADS,
+    THREE_PHASE_TILE,
 };
 
 /// KEY_BITS and KEY_KIND of a key type, or why the GPU cannot sort it.
@@ -254,7 +255,7 @@ pub fn all_sort_specs() -> Vec<ModuleSpec> {
                 shapes.push(onesweep_narrow_shape(8, 0));
             }
             // The last pass's wider tile, where sm_90's shared memory holds it.
-            if let Some(ls) = packed_last_shape(SM90_SHARED_PER_BLOCK_OPTIN, 228 * 1024) {
+            if let Some(ls) = packed_last_shape(SM90_SHARED_PER_BLOCK_OPTIN, SM90_SHARED_PER_SM) {
                 if !shapes.contains(&ls) {
                     shapes.push(ls);
                 }

@@ -159,6 +159,9 @@ pub fn hist_one_read() -> bool {
 /// The shared memory an sm_90 block may opt in to (227 KiB; 228 KiB per SM): the limit the
 /// kernel compile check holds the shared-memory-sized shapes to.
 pub const SM90_SHARED_PER_BLOCK_OPTIN: u32 = 227 * 1024;
+/// Shared memory per SM on an H200 (sm_90): what `compile-kernels` assumes where a module's
+/// choice depends on the device.
+pub const SM90_SHARED_PER_SM: u32 = 228 * 1024;
 
 /// Onesweep sort: threads per block (one per digit for the look-back needs >= 2^RADIX_BITS).
 pub const ONESWEEP_THREADS: u32 = 256;
@@ -312,6 +315,26 @@ impl OnesweepShape {
         let radix = 1 << ONESWEEP_RADIX_BITS;
         let warps = self.threads / 32;
         self.tile() * (key_bytes + value_bytes) + (warps + 2) * radix * 4 + warps * 4 + 64
+    }
+
+    /// Whether the pass kernel on this tile fits a device with `shared_optin` bytes of shared
+    /// memory per block and `shared_per_sm` per SM: its shared memory within the block's limit,
+    /// and `min_blocks` blocks of it on one SM (the tile's occupancy and register budget assume
+    /// that many; each resident block also takes 1 KiB that the driver reserves).
+    pub const fn fits(
+        &self,
+        key_bytes: u32,
+        value_bytes: u32,
+        shared_optin: u32,
+        shared_per_sm: u32,
+    ) -> bool {
+        let bytes = self.shared_bytes(key_bytes, value_bytes);
+        let blocks = if self.min_blocks == 0 {
+            1
+        } else {
+            self.min_blocks
+        };
+        bytes <= shared_optin && blocks * (bytes + 1024) <= shared_per_sm
     }
 }
 
@@ -501,11 +524,7 @@ pub fn onesweep_pass_shape(
     if let Some(s) = onesweep_shape_override() {
         return s;
     }
-    let fits = |s: OnesweepShape| {
-        let bytes = s.shared_bytes(key_bytes, value_bytes);
-        // Each resident block also takes 1 KiB of shared memory that the driver reserves.
-        bytes <= shared_optin && s.min_blocks.max(1) * (bytes + 1024) <= shared_per_sm
-    };
+    let fits = |s: OnesweepShape| s.fits(key_bytes, value_bytes, shared_optin, shared_per_sm);
     [
         onesweep_default_shape(key_bytes, value_bytes, n, onesweep_long_min_keys()),
         onesweep_default_shape(key_bytes, value_bytes, 0, u64::MAX),
@@ -687,9 +706,9 @@ pub fn packed_last_shape(shared_optin: u32, shared_per_sm: u32) -> Option<Oneswe
     if let Some(s) = *SHAPE.get_or_init(|| env_tuning("HISTOSORT_PACKED_LAST_SHAPE")) {
         return Some(s);
     }
-    let s = PACKED_LAST_SHAPE;
-    let bytes = s.shared_bytes(8, 0);
-    (bytes <= shared_optin && s.min_blocks.max(1) * (bytes + 1024) <= shared_per_sm).then_some(s)
+    PACKED_LAST_SHAPE
+        .fits(8, 0, shared_optin, shared_per_sm)
+        .then_some(PACKED_LAST_SHAPE)
 }
 
 /// Onesweep sort: up to this many keys the whole sort runs as one cooperative launch (grid
@@ -1500,7 +1519,7 @@ mod tests {
         if std::env::var_os("HISTOSORT_ONESWEEP_SHAPE").is_none()
             && std::env::var_os("HISTOSORT_ONESWEEP_LONG_MIN").is_none()
         {
-            let h200 = (SM90_SHARED_PER_BLOCK_OPTIN, 228 * 1024);
+            let h200 = (SM90_SHARED_PER_BLOCK_OPTIN, SM90_SHARED_PER_SM);
             let sm86 = (99 * 1024, 100 * 1024);
             let (sm75, a100) = ((64 * 1024, 64 * 1024), (163 * 1024, 164 * 1024));
             // A long tile whose 3 blocks do not fit an SM, but the short one's do.
@@ -1536,7 +1555,7 @@ mod tests {
         let bytes = PACKED_LAST_SHAPE.shared_bytes(8, 0);
         // Wider than the u64 keys' tile, and 2 blocks of it fit an H200's SM.
         assert!(PACKED_LAST_SHAPE.tile() > ONESWEEP_WIDE_U64_SHAPE.tile());
-        let h200 = (SM90_SHARED_PER_BLOCK_OPTIN, 228 * 1024);
+        let h200 = (SM90_SHARED_PER_BLOCK_OPTIN, SM90_SHARED_PER_SM);
         assert_eq!(packed_last_shape(h200.0, h200.1), Some(PACKED_LAST_SHAPE));
         // 64 KiB per block (sm_75) cannot hold it; nor can an SM that holds one block only.
         assert!(bytes > 64 * 1024);
