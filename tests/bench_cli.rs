@@ -102,6 +102,43 @@ fn quick_cpu_bench_writes_tables_json_and_charts() {
 }
 
 #[test]
+fn sort_suite_draws_keys_from_the_chosen_distribution() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("dup.json");
+    let cfg = Config {
+        suites: vec![Suite::Sort],
+        backend: Backend::Cpu,
+        quick: true,
+        quiet: true,
+        json: Some(json),
+        samples: Some(2),
+        warmups: Some(1),
+        sizes: Some(vec![5000]),
+        dist: "distinct-16".parse().unwrap(),
+        ..Config::default()
+    };
+    let mut out = Vec::new();
+    let report = bench::run_to(&cfg, &mut out).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains("u32, distinct-16;"), "{text}");
+    let sorts: Vec<_> = report
+        .records
+        .iter()
+        .filter(|r| r.unit == "Gkeys/s" || r.unit == "Gpairs/s")
+        .collect();
+    assert!(sorts.len() >= 4, "{sorts:?}");
+    for r in sorts {
+        assert_eq!(r.distribution, "distinct-16", "{} {}", r.variant, r.dtype);
+    }
+    for chart in [
+        "dup-sort-u32-distinct-16.svg",
+        "dup-sort-u32-u32-distinct-16.svg",
+    ] {
+        assert!(dir.path().join(chart).is_file(), "missing chart {chart}");
+    }
+}
+
+#[test]
 fn one_suite_at_a_time() {
     let cfg = Config {
         suites: vec![Suite::Scan],

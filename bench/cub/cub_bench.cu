@@ -4,7 +4,10 @@
 // with cudaEvents, out of place from an input the loop never writes. One JSON line per case
 // goes to stdout with every sample:
 //
-//   cub_bench [--warmups W] [--samples S] [--seed X] CASE...
+//   cub_bench [--warmups W] [--samples S] [--seed X] [--keys DIST] CASE...
+//   DIST (the sort cases' keys): uniform (default), distinct:N (N random keys, each drawn
+//   uniformly) or entropy:W (the AND of W hashed words, in the order-preserving image: for f32
+//   keys the image is turned back into bits as histosort's bijection does)
 //   CASE: sort-keys T N | sort-pairs T N | sort-keys-bits T N BEGIN END
 //         | histogram-even-u8 N DISTINCT | histogram-entropy-u8 N WORDS | histogram-even-u16 N | multi-histogram-rgba PIXELS
 //         | histogram-even S N BINS | histogram-range S N BINS
@@ -71,10 +74,35 @@ __host__ __device__ inline float key_from_bits<float>(uint64_t h) {
   return f;
 }
 
+// The order-preserving image's inverse: identity for unsigned keys; for f32 a set top bit means
+// a positive float (clear it), a clear one a negative float (flip every bit).
 template <typename T>
-__global__ void fill_keys(T* out, size_t n, uint64_t seed) {
+__host__ __device__ inline T key_from_image(uint64_t h) {
+  if (sizeof(T) == 4 && (T)0.5 != (T)0) {
+    uint32_t b = (uint32_t)h;
+    b = (b & 0x80000000u) ? (b ^ 0x80000000u) : ~b;
+    return key_from_bits<T>(b);
+  }
+  return key_from_bits<T>(h);
+}
+
+// The sort cases' key distribution (--keys).
+struct KeyDist {
+  int kind = 0;  // 0 uniform, 1 distinct, 2 entropy
+  uint64_t param = 0;
+};
+
+template <typename T>
+__global__ void fill_keys(T* out, size_t n, uint64_t seed, KeyDist d) {
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
-    out[i] = key_from_bits<T>(mix64(i ^ (seed << 1)));
+    uint64_t h = mix64(i ^ (seed << 1));
+    if (d.kind == 1) {
+      h = mix64((h % d.param) ^ 0xd15c0de5ull ^ (seed << 1));
+    } else if (d.kind == 2) {
+      h = d.param == 0 ? 0 : ~0ull;
+      for (uint64_t w = 0; w < d.param; ++w) h &= mix64((i * 8 + w) ^ (seed << 1));
+    }
+    out[i] = d.kind == 0 ? key_from_bits<T>(h) : key_from_image<T>(h);
   }
 }
 
@@ -152,6 +180,8 @@ struct Timing {
   int warmups = 5;
   int samples = 20;
   uint64_t seed = 0x5eed2026ull;
+  KeyDist keys;
+  std::string keys_name = "uniform";
 };
 
 // Runs `op` once (the caller has checked it), then the warm-ups, then timed samples.
@@ -206,7 +236,7 @@ void sort_case(const Timing& t, size_t n, bool pairs, int begin_bit, int end_bit
   const int bits = (int)(sizeof(T) * 8);
   if (end_bit < 0) end_bit = bits;
   const char* name = pairs ? "sort-pairs" : (begin_bit == 0 && end_bit == bits ? "sort-keys" : "sort-keys-bits");
-  std::string fields = case_fields(name, type_name<T>(), n, begin_bit, end_bit, 0);
+  std::string fields = case_fields(name, type_name<T>(), n, begin_bit, end_bit, 0) + ",\"dist\":\"" + t.keys_name + "\"";
   T *keys_in = nullptr, *keys_out = nullptr;
   uint32_t *vals_in = nullptr, *vals_out = nullptr;
   void* temp = nullptr;
@@ -218,7 +248,7 @@ void sort_case(const Timing& t, size_t n, bool pairs, int begin_bit, int end_bit
       check_cuda(cudaMalloc(&vals_out, n * sizeof(uint32_t)), "cudaMalloc values");
       fill_iota<<<kBlocks, kThreads>>>(vals_in, n);
     }
-    fill_keys<T><<<kBlocks, kThreads>>>(keys_in, n, t.seed);
+    fill_keys<T><<<kBlocks, kThreads>>>(keys_in, n, t.seed, t.keys);
     check_cuda(cudaGetLastError(), "fill");
     const int num = (int)n;
     size_t temp_bytes = 0;
@@ -613,6 +643,22 @@ int main(int argc, char** argv) {
     if (!strcmp(argv[i], "--warmups")) t.warmups = atoi(argv[i + 1]);
     else if (!strcmp(argv[i], "--samples")) t.samples = atoi(argv[i + 1]);
     else if (!strcmp(argv[i], "--seed")) t.seed = strtoull(argv[i + 1], nullptr, 10);
+    else if (!strcmp(argv[i], "--keys")) {
+      const char* k = argv[i + 1];
+      if (!strcmp(k, "uniform")) {
+        t.keys = KeyDist{};
+        t.keys_name = "uniform";
+      } else if (!strncmp(k, "distinct:", 9) && strtoull(k + 9, nullptr, 10) > 0) {
+        t.keys = KeyDist{1, strtoull(k + 9, nullptr, 10)};
+        t.keys_name = std::string("distinct-") + (k + 9);
+      } else if (!strncmp(k, "entropy:", 8) && k[8] >= '0' && k[8] <= '9') {
+        t.keys = KeyDist{2, strtoull(k + 8, nullptr, 10)};
+        t.keys_name = std::string("entropy-words-") + (k + 8);
+      } else {
+        fprintf(stderr, "unknown key distribution %s (uniform, distinct:N, entropy:W)\n", k);
+        return 2;
+      }
+    }
     else {
       fprintf(stderr, "unknown option %s\n", argv[i]);
       return 2;

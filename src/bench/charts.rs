@@ -118,23 +118,29 @@ pub fn write_all(report: &Report, dir: &Path, stem: &str) -> Result<Vec<PathBuf>
         .clone()
         .unwrap_or_else(|| format!("CPU, {} threads", report.environment.cpu_threads));
 
-    // Sort throughput against size: the sort suite and the peers' full-key uniform sorts.
+    // Sort throughput against size: the sort suite and the peers' full-key sorts, one chart per
+    // key type and distribution.
     let sorts: Vec<&Record> = report
         .records
         .iter()
         .filter(|r| {
             (r.suite == "sort" || r.suite == "peers")
                 && (r.unit == "Gkeys/s" || r.unit == "Gpairs/s")
-                && r.distribution == "uniform"
                 && !r.extra.contains_key("begin_bit")
         })
         .collect();
-    let mut dtypes: Vec<&str> = sorts.iter().map(|r| r.dtype.as_str()).collect();
-    dtypes.sort_unstable();
-    dtypes.dedup();
-    for dtype in dtypes {
+    let mut kinds: Vec<(&str, &str)> = sorts
+        .iter()
+        .map(|r| (r.dtype.as_str(), r.distribution.as_str()))
+        .collect();
+    kinds.sort_unstable();
+    kinds.dedup();
+    for (dtype, dist) in kinds {
         let series = group(
-            sorts.iter().copied().filter(|r| r.dtype == dtype),
+            sorts
+                .iter()
+                .copied()
+                .filter(|r| r.dtype == dtype && r.distribution == dist),
             |r| format!("{} {}", r.implementation, r.variant),
             |r| (r.n as f64, r.throughput),
         );
@@ -143,10 +149,18 @@ pub fn write_all(report: &Report, dir: &Path, stem: &str) -> Result<Vec<PathBuf>
         } else {
             "Gkeys/s"
         };
-        let p = dir.join(format!("{stem}-sort-{}.svg", dtype.replace('/', "-")));
+        let suffix = if dist == "uniform" {
+            String::new()
+        } else {
+            format!("-{dist}")
+        };
+        let p = dir.join(format!(
+            "{stem}-sort-{}{suffix}.svg",
+            dtype.replace('/', "-")
+        ));
         line_chart(
             &p,
-            &format!("Sort {dtype}, uniform keys ({platform})"),
+            &format!("Sort {dtype}, {dist} keys ({platform})"),
             "n",
             unit,
             &series,

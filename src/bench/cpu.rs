@@ -226,7 +226,7 @@ fn sort_sizes(run: &Run) -> Vec<usize> {
 fn sort(run: &mut Run) -> Result<()> {
     let m = run.cfg.method(false);
     for n in sort_sizes(run) {
-        let keys: Vec<u32> = gen::generate(&Distribution::Uniform, n, run.cfg.seed);
+        let keys: Vec<u32> = gen::generate(&run.cfg.dist, n, run.cfg.seed);
         let want = data::sorted_keys(&keys, &SortOptions::new());
         let idx: Vec<u32> = (0..n as u32).collect();
         for pairs in [false, true] {
@@ -290,9 +290,10 @@ fn sort(run: &mut Run) -> Result<()> {
                 ]);
             }
             run.say(&format!(
-                "Sort (CPU), {} {dtype}, uniform; each variant matched the reference at all {} \
+                "Sort (CPU), {} {dtype}, {}; each variant matched the reference at all {} \
                  elements before timing. The copy moves {} GB/s (read + write).\n{}",
                 table::count(n as u64),
+                run.cfg.dist,
                 table::count(n as u64),
                 table::num(copy.throughput),
                 t.render()
@@ -325,6 +326,7 @@ pub(crate) fn sort_baselines(
     };
     let idx: Vec<u32> = (0..n as u32).collect();
     let mut out = Vec::new();
+    let dist = run.cfg.dist.name();
 
     run.step(format!("sort cpu-lsd {dtype} n={n}"));
     let mut st = (keys.to_vec(), idx.clone());
@@ -352,7 +354,7 @@ pub(crate) fn sort_baselines(
     )?;
     out.push(
         Record::from_samples(
-            "sort", "cpu-lsd", "cpu", dtype, n as u64, "uniform", samples, n as f64, unit,
+            "sort", "cpu-lsd", "cpu", dtype, n as u64, &dist, samples, n as f64, unit,
         )?
         .with("threads", rayon::current_num_threads())
         .with("checked", "every element, before timing"),
@@ -396,7 +398,7 @@ pub(crate) fn sort_baselines(
     };
     out.push(
         Record::from_samples(
-            "sort", variant, "std", dtype, n as u64, "uniform", samples, n as f64, unit,
+            "sort", variant, "std", dtype, n as u64, &dist, samples, n as f64, unit,
         )?
         .with("threads", 1)
         .with("checked", "every element, before timing"),

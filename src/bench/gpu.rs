@@ -661,14 +661,8 @@ fn sort(run: &mut Run, b: &CudaBackend) -> Result<()> {
     cpu_m.budget_ms = cpu_m.budget_ms.min(2000.0);
     for n in sort_sizes(run) {
         for pairs in [false, true] {
-            let d = SortData::<u32>::new(
-                b,
-                n,
-                pairs,
-                Distribution::Uniform,
-                run.cfg.seed,
-                &SortOptions::new(),
-            )?;
+            let d =
+                SortData::<u32>::new(b, n, pairs, run.cfg.dist, run.cfg.seed, &SortOptions::new())?;
             let copy = time_copy(run, b, "sort", &d.dtype(), n as u64, d.bytes(), &m)?;
             let mut recs = vec![];
             for v in sort_variants(n, run.cfg.quick) {
@@ -723,12 +717,13 @@ fn sort(run: &mut Run, b: &CudaBackend) -> Result<()> {
                 ]);
             }
             run.say(&format!(
-                "Sort, {} {} keys{}, uniform, out of place; every variant matched the CPU \
+                "Sort, {} {} keys{}, {}, out of place; every variant matched the CPU \
                  reference at all {} elements before timing.\n{}The copy row moves {} bytes in \
                  and {} out, {} GB/s.\n",
                 table::count(n as u64),
                 d.dtype(),
                 if pairs { " with u32 values" } else { "" },
+                run.cfg.dist,
                 table::count(n as u64),
                 t.render(),
                 table::count(d.bytes() as u64),

@@ -126,6 +126,8 @@ pub struct Config {
     pub hist_bytes: Option<usize>,
     /// Seed of every generated input.
     pub seed: u64,
+    /// Key distribution of the sort and peers suites' sorts (CUB's keys follow it).
+    pub dist: crate::gen::Distribution,
     /// Skip the CUB peer even when nvcc is found.
     pub no_cub: bool,
     /// Peers suite: only the cases whose label contains one of these (empty: every case).
@@ -149,6 +151,7 @@ impl Default for Config {
             sizes: None,
             hist_bytes: None,
             seed: 0x5eed_2026,
+            dist: crate::gen::Distribution::Uniform,
             no_cub: false,
             cases: Vec::new(),
             command: String::new(),

@@ -311,6 +311,9 @@ pub struct CubLine {
     pub end_bit: i32,
     #[serde(default)]
     pub distinct: u32,
+    /// The sort cases' key distribution, as `--keys` named it (absent: uniform).
+    #[serde(default)]
+    pub dist: Option<String>,
     pub ok: bool,
     #[serde(default)]
     pub error: Option<String>,
@@ -366,19 +369,19 @@ impl CubLine {
             return Err(self.error.clone().unwrap_or_else(|| "failed".into()));
         }
         let n = self.n as f64;
+        let keys = match self.dist.as_deref() {
+            None => "uniform".to_string(),
+            Some(d) => match d.strip_prefix("entropy-words-") {
+                Some(w) => match w.parse().ok().and_then(preset_of_words) {
+                    Some(p) => format!("entropy-{}", p.name()),
+                    None => return Err(format!("no entropy preset of {w} words")),
+                },
+                None => d.to_string(),
+            },
+        };
         let (variant, dist, work, unit) = match self.case.as_str() {
-            "sort-keys" | "sort-keys-bits" => (
-                "DeviceRadixSort::SortKeys",
-                "uniform".to_string(),
-                n,
-                "Gkeys/s",
-            ),
-            "sort-pairs" => (
-                "DeviceRadixSort::SortPairs",
-                "uniform".to_string(),
-                n,
-                "Gpairs/s",
-            ),
+            "sort-keys" | "sort-keys-bits" => ("DeviceRadixSort::SortKeys", keys, n, "Gkeys/s"),
+            "sort-pairs" => ("DeviceRadixSort::SortPairs", keys, n, "Gpairs/s"),
             "histogram-even-u8" => (
                 "DeviceHistogram::HistogramEven",
                 distinct_name(self.distinct),
@@ -581,14 +584,32 @@ pub fn build_cub(cc: (i32, i32), nvcc_version: &str) -> Result<(PathBuf, String)
     Ok((bin, cmd))
 }
 
-/// Runs the CUB program on `cases`.
+/// The CUB program's `--keys` argument for the sort cases' key distribution, or `None` where
+/// it has none (sorted, reversed, equal and specials are generated on the host only).
+pub fn cub_keys_arg(d: &Distribution) -> Option<String> {
+    match d {
+        Distribution::Uniform => Some("uniform".into()),
+        Distribution::Entropy(p) => Some(format!("entropy:{}", entropy_words(*p))),
+        Distribution::FewDistinct(n) => Some(format!("distinct:{}", (*n).max(1))),
+        _ => None,
+    }
+}
+
+/// Runs the CUB program on `cases`, the sorts' keys drawn from `keys`.
 pub fn run_cub(
     bin: &Path,
     cases: &[PeerCase],
     warmups: usize,
     samples: usize,
     seed: u64,
+    keys: &Distribution,
 ) -> Result<CubOutput> {
+    let keys_arg = cub_keys_arg(keys).ok_or_else(|| {
+        Error::invalid(format!(
+            "the CUB peer cannot draw keys from '{keys}' (uniform, entropy-* and distinct-N \
+             only)"
+        ))
+    })?;
     let mut cmd = std::process::Command::new(bin);
     cmd.args([
         "--warmups",
@@ -597,6 +618,8 @@ pub fn run_cub(
         &samples.to_string(),
         "--seed",
         &seed.to_string(),
+        "--keys",
+        &keys_arg,
     ]);
     for c in cases {
         cmd.args(c.args());
@@ -624,19 +647,19 @@ fn histosort_case(run: &mut Run, b: &CudaBackend, c: &PeerCase) -> Result<Record
     let seed = run.cfg.seed;
     let r = match c {
         PeerCase::SortKeys { dtype: "u64", n } => {
-            let d = SortData::<u64>::new(b, *n, false, Distribution::Uniform, seed, &auto.opts)?;
+            let d = SortData::<u64>::new(b, *n, false, run.cfg.dist, seed, &auto.opts)?;
             gpu::time_sort(run, b, &d, "peers", &auto, &m, 1)?
         }
         PeerCase::SortKeys { dtype: "f32", n } => {
-            let d = SortData::<f32>::new(b, *n, false, Distribution::Uniform, seed, &auto.opts)?;
+            let d = SortData::<f32>::new(b, *n, false, run.cfg.dist, seed, &auto.opts)?;
             gpu::time_sort(run, b, &d, "peers", &auto, &m, 1)?
         }
         PeerCase::SortKeys { n, .. } => {
-            let d = SortData::<u32>::new(b, *n, false, Distribution::Uniform, seed, &auto.opts)?;
+            let d = SortData::<u32>::new(b, *n, false, run.cfg.dist, seed, &auto.opts)?;
             gpu::time_sort(run, b, &d, "peers", &auto, &m, 1)?
         }
         PeerCase::SortPairs { n } => {
-            let d = SortData::<u32>::new(b, *n, true, Distribution::Uniform, seed, &auto.opts)?;
+            let d = SortData::<u32>::new(b, *n, true, run.cfg.dist, seed, &auto.opts)?;
             gpu::time_sort(run, b, &d, "peers", &auto, &m, 1)?
         }
         PeerCase::SortKeysBits { n, begin, end } => {
@@ -644,7 +667,7 @@ fn histosort_case(run: &mut Run, b: &CudaBackend, c: &PeerCase) -> Result<Record
                 name: "auto".into(),
                 opts: SortOptions::new().bits(*begin, *end),
             };
-            let d = SortData::<u32>::new(b, *n, false, Distribution::Uniform, seed, &v.opts)?;
+            let d = SortData::<u32>::new(b, *n, false, run.cfg.dist, seed, &v.opts)?;
             gpu::time_sort(run, b, &d, "peers", &v, &m, 1)?
         }
         PeerCase::Histogram { n, distinct } => {
@@ -732,7 +755,14 @@ pub(crate) fn run_peers(run: &mut Run, b: &CudaBackend) -> Result<()> {
                     } else {
                         m.samples.min(20)
                     };
-                    match run_cub(&bin, &cases, m.warmups.max(2), samples, run.cfg.seed) {
+                    match run_cub(
+                        &bin,
+                        &cases,
+                        m.warmups.max(2),
+                        samples,
+                        run.cfg.seed,
+                        &run.cfg.dist,
+                    ) {
                         Err(e) => run.note(format!("CUB not measured: {e}")),
                         Ok(out) => {
                             let version = out
@@ -994,6 +1024,59 @@ nvcc warning : something unrelated
                 CUB_SOURCE.contains(&format!("\"{}\"", c.args()[0])),
                 "{c:?}"
             );
+        }
+    }
+
+    #[test]
+    fn sort_key_distributions_reach_cub_and_come_back_as_named() {
+        assert_eq!(
+            cub_keys_arg(&Distribution::Uniform).as_deref(),
+            Some("uniform")
+        );
+        assert_eq!(
+            cub_keys_arg(&Distribution::FewDistinct(4096)).as_deref(),
+            Some("distinct:4096")
+        );
+        assert_eq!(
+            cub_keys_arg(&Distribution::FewDistinct(0)).as_deref(),
+            Some("distinct:1")
+        );
+        for p in EntropyPreset::ALL {
+            let arg = cub_keys_arg(&Distribution::Entropy(*p)).unwrap();
+            let words = arg.strip_prefix("entropy:").unwrap();
+            // The program names it by its word count; the record by the preset.
+            let line = format!(
+                r#"{{"case":"sort-keys","dtype":"u64","n":64,"dist":"entropy-words-{words}","ok":true,"times_ms":[0.1]}}"#
+            );
+            let r = parse_cub_output(&line).unwrap().lines[0]
+                .to_record()
+                .unwrap();
+            assert_eq!(r.distribution, Distribution::Entropy(*p).name());
+        }
+        for d in [
+            Distribution::Sorted,
+            Distribution::Reversed,
+            Distribution::AllEqual,
+            Distribution::FloatSpecials,
+        ] {
+            assert_eq!(cub_keys_arg(&d), None, "{d}");
+        }
+        let line = r#"{"case":"sort-pairs","dtype":"u32","n":64,"dist":"distinct-4096","ok":true,"times_ms":[0.1]}"#;
+        let r = parse_cub_output(line).unwrap().lines[0]
+            .to_record()
+            .unwrap();
+        assert_eq!(r.distribution, "distinct-4096");
+        // Older output without the field: uniform keys.
+        let out = parse_cub_output(SAMPLE).unwrap();
+        assert_eq!(out.lines[0].to_record().unwrap().distribution, "uniform");
+        let bad = r#"{"case":"sort-keys","dtype":"u32","n":64,"dist":"entropy-words-9","ok":true,"times_ms":[0.1]}"#;
+        let e = parse_cub_output(bad).unwrap().lines[0]
+            .to_record()
+            .unwrap_err();
+        assert!(e.contains("9 words"), "{e}");
+        // The program parses every argument the Rust side sends.
+        for a in ["\"--keys\"", "\"uniform\"", "\"distinct:\"", "\"entropy:\""] {
+            assert!(CUB_SOURCE.contains(a), "{a}");
         }
     }
 }

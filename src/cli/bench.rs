@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use histosort::bench::{self, Config, Suite};
+use histosort::gen::Distribution;
 
 use super::{parse_count, CliResult, Failure, Global};
 
@@ -46,6 +47,11 @@ pub struct BenchArgs {
     /// Do not build or run the CUB peer.
     #[arg(long)]
     pub no_cub: bool,
+    /// Key distribution of the sorts in the sort and peers suites: uniform (default),
+    /// entropy-{1.0,0.811,0.544,0.337,0.201,0} or distinct-N, which CUB's keys follow too;
+    /// sorted, reversed, equal and specials run with --no-cub only.
+    #[arg(long, value_name = "NAME", value_parser = parse_dist)]
+    pub dist: Option<Distribution>,
     /// Peers suite: run only the cases whose label contains one of these comma-separated
     /// patterns (`--cases "sort-keys u64,f32 even"`; labels as printed in the table).
     #[arg(long, value_delimiter = ',', value_name = "PATTERNS")]
@@ -55,7 +61,7 @@ pub struct BenchArgs {
     /// The options of a run (suites, `--sizes`, `--samples`, ...) are refused with it.
     #[arg(long, value_name = "FILE", conflicts_with_all = [
         "suites", "json", "quick", "export_ptx", "samples", "warmups", "sizes", "hist_bytes",
-        "seed", "no_cub", "cases",
+        "seed", "no_cub", "cases", "dist",
     ])]
     pub replot: Option<PathBuf>,
 }
@@ -93,10 +99,15 @@ pub fn run(args: BenchArgs, g: &Global) -> CliResult {
         sizes: args.sizes,
         hist_bytes: args.hist_bytes,
         seed: args.seed.unwrap_or(defaults.seed),
+        dist: args.dist.unwrap_or(defaults.dist),
         no_cub: args.no_cub,
         cases: args.cases,
         command: std::env::args().collect::<Vec<_>>().join(" "),
     };
     bench::run(&cfg)?;
     Ok(())
+}
+
+fn parse_dist(s: &str) -> Result<Distribution, String> {
+    s.parse()
 }
