@@ -12,7 +12,7 @@
 //         | histogram-even-u8 N DISTINCT | histogram-entropy-u8 N WORDS | histogram-even-u16 N | multi-histogram-rgba PIXELS
 //         | histogram-even S N BINS | histogram-range S N BINS
 //         | exclusive-sum T N | inclusive-sum T N | copy BYTES
-//   T: u32, u64 or f32 (sort-pairs: u32 keys with u32 values)
+//   T: u32, u64 or f32 (sort-pairs: u32 or u64 keys with u32 values)
 //   Scan inputs: u32 below 2^16, u64 full-width (the sums wrap), f32 small integers in [-8, 8]
 //   (mean zero: every partial sum stays far below 2^24 and is exact in any order, so every
 //   element is compared exactly).
@@ -688,7 +688,7 @@ int main(int argc, char** argv) {
       size_t n = parse_size(argv[i + 2]);
       bool pairs = c == "sort-pairs";
       if (ty == "u32") sort_case<uint32_t>(t, n, pairs, 0, -1);
-      else if (ty == "u64" && !pairs) sort_case<uint64_t>(t, n, false, 0, -1);
+      else if (ty == "u64") sort_case<uint64_t>(t, n, pairs, 0, -1);
       else if (ty == "f32" && !pairs) sort_case<float>(t, n, false, 0, -1);
       else print_error(case_fields(c.c_str(), ty.c_str(), n, 0, 0, 0), "unsupported key type");
       i += 3;

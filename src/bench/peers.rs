@@ -32,7 +32,9 @@ pub enum PeerCase {
         dtype: &'static str,
         n: usize,
     },
+    /// Keys of `dtype` (u32 or u64) with u32 values.
     SortPairs {
+        dtype: &'static str,
         n: usize,
     },
     SortKeysBits {
@@ -83,7 +85,9 @@ impl PeerCase {
             PeerCase::SortKeys { dtype, n } => {
                 vec!["sort-keys".into(), dtype.to_string(), n.to_string()]
             }
-            PeerCase::SortPairs { n } => vec!["sort-pairs".into(), "u32".into(), n.to_string()],
+            PeerCase::SortPairs { dtype, n } => {
+                vec!["sort-pairs".into(), dtype.to_string(), n.to_string()]
+            }
             PeerCase::SortKeysBits { n, begin, end } => vec![
                 "sort-keys-bits".into(),
                 "u32".into(),
@@ -143,7 +147,7 @@ impl PeerCase {
     pub fn label(&self) -> String {
         match self {
             PeerCase::SortKeys { dtype, .. } => format!("sort-keys {dtype}"),
-            PeerCase::SortPairs { .. } => "sort-pairs u32/u32".into(),
+            PeerCase::SortPairs { dtype, .. } => format!("sort-pairs {dtype}/u32"),
             PeerCase::SortKeysBits { begin, end, .. } => {
                 format!("sort-keys u32 bits [{begin},{end})")
             }
@@ -172,7 +176,7 @@ impl PeerCase {
     fn n(&self) -> usize {
         match self {
             PeerCase::SortKeys { n, .. }
-            | PeerCase::SortPairs { n }
+            | PeerCase::SortPairs { n, .. }
             | PeerCase::SortKeysBits { n, .. }
             | PeerCase::Histogram { n, .. }
             | PeerCase::HistogramEntropy { n, .. }
@@ -211,10 +215,13 @@ pub fn cases(quick: bool, sizes: Option<&[usize]>) -> Vec<PeerCase> {
         v.push(PeerCase::SortKeys { dtype: "u32", n });
     }
     for &n in &pairs {
-        v.push(PeerCase::SortPairs { n });
+        v.push(PeerCase::SortPairs { dtype: "u32", n });
     }
     for &n in &wide {
         v.push(PeerCase::SortKeys { dtype: "u64", n });
+    }
+    for &n in &wide {
+        v.push(PeerCase::SortPairs { dtype: "u64", n });
     }
     let big = *keys.iter().max().unwrap_or(&(1 << 20));
     // f32 keys at the pair sizes (the large ones of the full set).
@@ -503,7 +510,9 @@ impl CubLine {
             return false;
         }
         match c {
-            PeerCase::SortKeys { dtype, .. } | PeerCase::Scan { dtype, .. } => self.dtype == *dtype,
+            PeerCase::SortKeys { dtype, .. }
+            | PeerCase::SortPairs { dtype, .. }
+            | PeerCase::Scan { dtype, .. } => self.dtype == *dtype,
             PeerCase::Histogram { distinct, .. } => self.distinct == *distinct,
             PeerCase::HistogramEntropy { preset, .. } => self.distinct == entropy_words(*preset),
             PeerCase::HistogramBins { dtype, bins, .. } => {
@@ -658,7 +667,11 @@ fn histosort_case(run: &mut Run, b: &CudaBackend, c: &PeerCase) -> Result<Record
             let d = SortData::<u32>::new(b, *n, false, run.cfg.dist, seed, &auto.opts)?;
             gpu::time_sort(run, b, &d, "peers", &auto, &m, 1)?
         }
-        PeerCase::SortPairs { n } => {
+        PeerCase::SortPairs { dtype: "u64", n } => {
+            let d = SortData::<u64>::new(b, *n, true, run.cfg.dist, seed, &auto.opts)?;
+            gpu::time_sort(run, b, &d, "peers", &auto, &m, 1)?
+        }
+        PeerCase::SortPairs { n, .. } => {
             let d = SortData::<u32>::new(b, *n, true, run.cfg.dist, seed, &auto.opts)?;
             gpu::time_sort(run, b, &d, "peers", &auto, &m, 1)?
         }
@@ -1010,6 +1023,22 @@ nvcc warning : something unrelated
             n: 1 << 30,
             distinct: 1
         }));
+        // Pairs of both key widths, each its own label and CUB line.
+        let wide = PeerCase::SortPairs {
+            dtype: "u64",
+            n: 1 << 26,
+        };
+        assert!(full.contains(&wide));
+        assert_eq!(wide.label(), "sort-pairs u64/u32");
+        assert_eq!(wide.args(), ["sort-pairs", "u64", "67108864"]);
+        let line = r#"{"case":"sort-pairs","dtype":"u64","n":67108864,"ok":true,"times_ms":[1.0]}"#;
+        let l = &parse_cub_output(line).unwrap().lines[0];
+        assert!(l.matches(&wide));
+        assert!(!l.matches(&PeerCase::SortPairs {
+            dtype: "u32",
+            n: 1 << 26
+        }));
+        assert_eq!(l.to_record().unwrap().dtype, "u64/u32");
         // Issue 5 holds every power of two from 2^12 to 2^22 to CUB.
         for e in 12..=22 {
             assert!(full.contains(&PeerCase::SortKeys {
