@@ -1013,9 +1013,10 @@ onesweep_pass_segmented(const key_t *__restrict__ keys_in, key_t *__restrict__ k
 // first by its highest varying digits only, as many as hold log2(valid) + top_extra varying
 // bits (for uniform 64-bit keys 3 passes instead of 6 or 7), and then every run of keys tied
 // on those bits is sorted by the bits below them, one thread per run (a stable insertion sort;
-// runs are short and rare unless keys repeat). Where a run is longer than HYB_TIE_RUN_MAX (or
-// there are more runs than the list holds), the chunk takes every varying digit after all:
-// a stable sort of the arrangement so far, which keeps the input's order among equal keys.
+// runs are short and rare unless keys repeat; a run of equal keys needs none, however long).
+// Where a run that mixes different keys is longer than HYB_TIE_RUN_MAX (or there are more runs
+// than the list holds), the chunk takes every varying digit after all: a stable sort of the
+// arrangement so far, which keeps the input's order among equal keys.
 #define HYBRID_LOCAL_WARPS (HYBRID_LOCAL_THREADS / WARP_THREADS)
 #define HYBRID_LOCAL_WARP_ITEMS (WARP_THREADS * HYBRID_LOCAL_ITEMS)
 #define HYBRID_LOCAL_CAP (HYBRID_LOCAL_THREADS * HYBRID_LOCAL_ITEMS)
@@ -1218,67 +1219,86 @@ hybrid_local_sort(const key_t *__restrict__ keys_in, key_t *__restrict__ keys_ou
             got += __popcll((varying >> (d * RADIX_BITS)) & ((1u << RADIX_BITS) - 1));
         }
     }
-    hybrid_local_passes(st, k HYB_VALS_ARG, top, sort_bits, rounds, own, valid, unstable != 0);
-    if (top != all) {
-        // Runs tied on the top digits' bits (and above: the chunk shares its higher bits),
-        // listed by the thread at their start; every other thread only reads.
+    // One copy of the passes: the top sort, then (where a tie run is too long) every digit.
+    u32 digits = top;
+    for (u32 attempt = 0;; attempt++) {
+        hybrid_local_passes(st, k HYB_VALS_ARG, digits, sort_bits, rounds, own, valid,
+                            attempt == 0 && unstable != 0);
+        if (digits == all) break;
         const u32 lo = (__ffs(top) - 1) * RADIX_BITS;
         u32 *list = &st.warp_hist[0][0];
-        for (u32 p = tid; p < valid; p += HYBRID_LOCAL_THREADS) {
-            const key_t x = st.keys[p] >> lo;
-            if ((p == 0 || (st.keys[p - 1] >> lo) != x) && p + 1 < valid &&
-                (st.keys[p + 1] >> lo) == x) {
-                u32 e = p + 2;
-                while (e < valid && e - p <= HYB_TIE_RUN_MAX && (st.keys[e] >> lo) == x) e++;
-                if (e - p > HYB_TIE_RUN_MAX) {
-                    atomicOr(&st.extra[5], 1u);
-                } else {
-                    const u32 slot = atomicAdd(&st.extra[4], 1u);
-                    if (slot < HYB_TIE_LIST) list[slot] = p << 6 | (e - p);
-                    else atomicOr(&st.extra[5], 1u);
+        // A run tied on the top digits needs sorting only if it mixes different keys (equal
+        // keys are in input order already: the top sort is stable), so the work starts from
+        // the positions that differ from the key before them within a run: the first such
+        // position of each run finds the run's ends and lists it, or, where the run is longer
+        // than HYB_TIE_RUN_MAX, sends the chunk through every digit. Runs of equal keys, the
+        // usual runs of keys that repeat, cost one comparison per key.
+        for (u32 p = 1 + tid; p < valid; p += HYBRID_LOCAL_THREADS) {
+            const key_t a = st.keys[p - 1], b = st.keys[p];
+            const key_t x = b >> lo;
+            if ((a >> lo) != x || a == b) continue;
+            u32 s0 = p - 1;
+            bool first = true;
+            while (s0 > 0 && p - s0 <= HYB_TIE_RUN_MAX && (st.keys[s0 - 1] >> lo) == x) {
+                if (st.keys[s0 - 1] != st.keys[s0]) {
+                    first = false;  // an earlier position of this run lists it
+                    break;
                 }
+                s0--;
+            }
+            if (!first) continue;
+            u32 e = p + 1;
+            while (e < valid && e - s0 <= HYB_TIE_RUN_MAX && (st.keys[e] >> lo) == x) e++;
+            if (e - s0 > HYB_TIE_RUN_MAX) {
+                atomicOr(&st.extra[5], 1u);
+            } else {
+                const u32 slot = atomicAdd(&st.extra[4], 1u);
+                if (slot < HYB_TIE_LIST) list[slot] = s0 << 6 | (e - s0);
+                else atomicOr(&st.extra[5], 1u);
             }
         }
         __syncthreads();
         const u32 runs = min(st.extra[4], HYB_TIE_LIST);
-        if (st.extra[5] != 0) {
-            // A long run: every varying digit, from the arrangement the top sort left.
-#pragma unroll
-            for (u32 j = 0; j < HYBRID_LOCAL_ITEMS; j++) {
-                const u32 p = own + j * WARP_THREADS + lane;
-                if (j < rounds) {
-                    k[j] = st.keys[p];
+        if (st.extra[5] == 0) {
+            if (runs > 0) {
+                const key_t low = ((key_t)1 << lo) - 1;
+                for (u32 r = tid; r < runs; r += HYBRID_LOCAL_THREADS) {
+                    const u32 p = list[r] >> 6, len = list[r] & 63;
+                    for (u32 i = p + 1; i < p + len; i++) {
+                        const key_t x = st.keys[i];
 #if HAS_VALUES
-                    v[j] = st.vals[p];
+                        const value_t y = st.vals[i];
 #endif
-                }
-            }
-            hybrid_local_passes(st, k HYB_VALS_ARG, all, sort_bits, rounds, own, valid, false);
-        } else if (runs > 0) {
-            const key_t low = ((key_t)1 << lo) - 1;
-            for (u32 r = tid; r < runs; r += HYBRID_LOCAL_THREADS) {
-                const u32 p = list[r] >> 6, len = list[r] & 63;
-                for (u32 i = p + 1; i < p + len; i++) {
-                    const key_t x = st.keys[i];
+                        u32 q = i;
+                        while (q > p && (st.keys[q - 1] & low) > (x & low)) {
+                            st.keys[q] = st.keys[q - 1];
 #if HAS_VALUES
-                    const value_t y = st.vals[i];
+                            st.vals[q] = st.vals[q - 1];
 #endif
-                    u32 q = i;
-                    while (q > p && (st.keys[q - 1] & low) > (x & low)) {
-                        st.keys[q] = st.keys[q - 1];
+                            q--;
+                        }
+                        st.keys[q] = x;
 #if HAS_VALUES
-                        st.vals[q] = st.vals[q - 1];
+                        st.vals[q] = y;
 #endif
-                        q--;
                     }
-                    st.keys[q] = x;
-#if HAS_VALUES
-                    st.vals[q] = y;
-#endif
                 }
+                __syncthreads();
             }
-            __syncthreads();
+            break;
         }
+        // A long run: every varying digit, from the arrangement the top sort left.
+#pragma unroll
+        for (u32 j = 0; j < HYBRID_LOCAL_ITEMS; j++) {
+            const u32 p = own + j * WARP_THREADS + lane;
+            if (j < rounds) {
+                k[j] = st.keys[p];
+#if HAS_VALUES
+                v[j] = st.vals[p];
+#endif
+            }
+        }
+        digits = all;
     }
 #undef HYB_VALS_ARG
     // Out in one contiguous run, keys through the output transform.

@@ -1511,8 +1511,10 @@ fn hybrid_sort_takes_uniform_keys_and_falls_back_on_skew() {
 
 /// The in-bucket top sort of 64-bit keys (sorted by the chunk's top varying digits, then runs
 /// tied on them by the rest): runs short enough for the per-thread insertion sort, and runs
-/// too long for it, which send the chunk through every digit. Uniform keys (short runs of 2)
-/// are `hybrid_cases`'.
+/// too long for it, which send the chunk through every digit; keys that repeat, in runs of
+/// equal keys longer than the insertion sort takes (left as the top sort put them), and in
+/// runs that mix two keys (long: every digit; short: the insertion sort among equal keys).
+/// Uniform keys (short runs of 2) are `hybrid_cases`'.
 fn hybrid_tie_runs(e: &Engine, n: usize) {
     let g = e.cuda().unwrap();
     let os = SortOptions::new().algorithm(SortAlgorithm::Onesweep);
@@ -1537,14 +1539,34 @@ fn hybrid_tie_runs(e: &Engine, n: usize) {
             })
             .collect()
     };
+    // `d` distinct keys spread over every bucket, each drawn about n / d times; with `twin`
+    // each key's copies alternate between two keys that differ in bit 0 only.
+    let repeated = |d: u64, twin: bool| -> Vec<u64> {
+        r.iter()
+            .enumerate()
+            .map(|(i, &x)| {
+                let j = x % d + 1;
+                let base = j.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+                    ^ (j.wrapping_mul(0xd6e8_feb8_6659_fd93) >> 32);
+                if twin {
+                    (base & !1) | (i as u64 & 1)
+                } else {
+                    base
+                }
+            })
+            .collect()
+    };
     let before = g.hybrid_runs();
-    for (m, low6, what) in [
-        (2, false, "runs of ~32"),
-        (5, false, "runs of ~13"),
-        (2, true, "runs of ~2048"),
-        (3, true, "runs of ~1365"),
+    let d = n as u64;
+    for (input, what) in [
+        (tied(2, false), "runs of ~32"),
+        (tied(5, false), "runs of ~13"),
+        (tied(2, true), "runs of ~2048"),
+        (tied(3, true), "runs of ~1365"),
+        (repeated(d / 64, false), "equal keys in runs of ~64"),
+        (repeated(d / 64, true), "two keys in runs of ~64"),
+        (repeated(d / 16, true), "two keys in runs of ~16"),
     ] {
-        let input = tied(m, low6);
         for o in [os.clone(), os.clone().descending()] {
             let mut k = input.clone();
             let mut v = idx.clone();
@@ -1565,7 +1587,7 @@ fn hybrid_tie_runs(e: &Engine, n: usize) {
     let now = g.hybrid_runs();
     assert_eq!(
         (now.0 - before.0, now.1 - before.1),
-        (24, 0),
+        (42, 0),
         "keys with tie runs take the hybrid path"
     );
 }

@@ -655,10 +655,13 @@ pub fn hybrid_min(key_bytes: u32, pairs: bool) -> Option<usize> {
 /// 6.472 / 12.58, hybrid with the top sort 0.185 / 0.291 / **0.458 / 0.773 / 2.663 / 5.242 /
 /// 9.664** (without it: 0.229 / 0.370 / 0.613 / 1.078 / 3.814 / 7.480 / 13.55).
 pub const HYBRID_MIN_U64: usize = 1 << 23;
-/// The default of [`hybrid_min`] for 64-bit keys with values: where it was before the top sort
-/// (session 17's measurement of keys), since pairs of 64-bit keys have not been measured
-/// against the LSD sort below it.
-pub const HYBRID_MIN_U64_PAIRS: usize = 1 << 28;
+/// The default of [`hybrid_min`] for 64-bit keys with values (argsorts too): the hybrid wins
+/// from the smallest size measured, by more than for keys alone, since each of the LSD sort's
+/// eight passes moves the values too. H200, session 26, run 2 (u64/u32 pairs, medians, ms,
+/// 2^21 / 2^22 / 2^23 / 2^24 / 2^26 / 2^28): LSD 0.263 / 0.480 / 0.899 / 1.734 / 6.683 / 26.84,
+/// hybrid **0.247 / 0.394 / 0.651 / 1.166 / 4.228 / 12.41**, CUB `SortPairs<u64, u32>` 0.309 /
+/// 0.479 / 0.787 / 1.419 / 5.157 / 20.26.
+pub const HYBRID_MIN_U64_PAIRS: usize = 1 << 21;
 
 /// The shortest pair sort of 4-byte keys and 4-byte values that runs as packed pairs (the key's
 /// image and the value as one 64-bit element through the u64 keys' pass kernel, see
