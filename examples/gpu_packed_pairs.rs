@@ -10,19 +10,11 @@ use histosort::SortOptions;
 
 #[path = "support/timing.rs"]
 mod timing;
-use timing::median_ms;
+use timing::{median_ms, sizes_from_args};
 
 fn main() {
     let b = CudaBackend::new(0).expect("a CUDA device");
-    let sizes: Vec<u32> = std::env::args()
-        .skip(1)
-        .map(|a| a.parse().expect("lg n"))
-        .collect();
-    let sizes = if sizes.is_empty() {
-        vec![24, 26]
-    } else {
-        sizes
-    };
+    let sizes = sizes_from_args(&[24, 26]);
     for lg in sizes {
         let n = 1usize << lg;
         let mut s = 0x9E37_79B9_7F4A_7C15u64 ^ lg as u64;

@@ -12,7 +12,7 @@ use histosort::SortOptions;
 
 #[path = "support/timing.rs"]
 mod timing;
-use timing::median_ms;
+use timing::{median_ms, sizes_from_args};
 
 /// Median, fastest and slowest time in ms, and the plan's path.
 type Timed = ((f64, f64, f64), &'static str);
@@ -61,15 +61,7 @@ fn compare<V: bytemuck::Pod + PartialEq>(
 
 fn main() {
     let b = CudaBackend::new(0).expect("a CUDA device");
-    let sizes: Vec<u32> = std::env::args()
-        .skip(1)
-        .map(|a| a.parse().expect("lg n"))
-        .collect();
-    let sizes = if sizes.is_empty() {
-        vec![21, 23, 25, 27]
-    } else {
-        sizes
-    };
+    let sizes = sizes_from_args(&[21, 23, 25, 27]);
     for lg in sizes {
         let n = 1usize << lg;
         let mut s = 0x9E37_79B9_7F4A_7C15u64 ^ lg as u64;

@@ -22,3 +22,18 @@ pub fn median_ms(b: &CudaBackend, mut f: impl FnMut() -> histosort::Result<()>) 
     t.sort_by(|a, b| a.partial_cmp(b).unwrap());
     (t[7], t[0], t[14])
 }
+
+/// The log2 sizes given on the command line, or `default` when there are none (not every
+/// example that includes this file takes sizes).
+#[allow(dead_code)]
+pub fn sizes_from_args(default: &[u32]) -> Vec<u32> {
+    let sizes: Vec<u32> = std::env::args()
+        .skip(1)
+        .map(|a| a.parse().expect("lg n"))
+        .collect();
+    if sizes.is_empty() {
+        default.to_vec()
+    } else {
+        sizes
+    }
+}
