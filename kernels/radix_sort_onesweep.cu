@@ -1020,7 +1020,15 @@ onesweep_pass_segmented(const key_t *__restrict__ keys_in, key_t *__restrict__ k
 #define HYBRID_LOCAL_WARPS (HYBRID_LOCAL_THREADS / WARP_THREADS)
 #define HYBRID_LOCAL_WARP_ITEMS (WARP_THREADS * HYBRID_LOCAL_ITEMS)
 #define HYBRID_LOCAL_CAP (HYBRID_LOCAL_THREADS * HYBRID_LOCAL_ITEMS)
+#ifndef HYB_TIE_RUN_MAX
 #define HYB_TIE_RUN_MAX 32u
+#endif
+static_assert(HYB_TIE_RUN_MAX < 64u, "a tie run's length fits its list entry");
+// HYB_TOP_BITS > 0 (a tuning override): the top sort takes the highest varying digits until
+// they hold this many varying bits, whatever the chunk's size.
+#ifndef HYB_TOP_BITS
+#define HYB_TOP_BITS 0u
+#endif
 #define HYB_TIE_LIST (HYBRID_LOCAL_WARPS * RADIX)
 static_assert(HYBRID_LOCAL_THREADS >= RADIX, "one thread per digit");
 static_assert(HYBRID_LOCAL_CAP < (1u << 26), "a tie run's start fits its list entry");
@@ -1036,14 +1044,29 @@ struct LocalStorage {
     u32 extra[8];
 };
 
+// The in-bucket digits are counted from the top of the low `sort_bits` bits: digit d (0: the
+// lowest) covers [hyb_digit_lo(d), sort_bits - (ndigits - 1 - d) * RADIX_BITS), so the lowest
+// digit is the short one and the top sort's digits hold whole RADIX_BITS each.
+__device__ __forceinline__ u32 hyb_ndigits(u32 sort_bits) {
+    return (sort_bits + RADIX_BITS - 1) / RADIX_BITS;
+}
+__device__ __forceinline__ u32 hyb_digit_lo(u32 d, u32 sort_bits) {
+    const int lo = (int)sort_bits - (int)((hyb_ndigits(sort_bits) - d) * RADIX_BITS);
+    return lo > 0 ? (u32)lo : 0u;
+}
+// The mask of digit d's bits, shifted down to bit 0.
+__device__ __forceinline__ u32 hyb_digit_mask(u32 d, u32 sort_bits) {
+    const u32 hi = sort_bits - (hyb_ndigits(sort_bits) - 1 - d) * RADIX_BITS;
+    return (1u << (hi - hyb_digit_lo(d, sort_bits))) - 1;
+}
+
 #if HAS_VALUES
 #define HYB_VALS_PARAM , value_t(&v)[HYBRID_LOCAL_ITEMS]
 #else
 #define HYB_VALS_PARAM
 #endif
 
-// LSD passes over the digits set in `digits` (bit d: bits [8d, 8d + 8) of the low `sort_bits`),
-// lowest first, of the keys (and values) in registers, in warp-striped slots; the result is
+// LSD passes over the digits set in `digits` (bit d: digit d, see `hyb_digit_lo`), lowest first, of the keys (and values) in registers, in warp-striped slots; the result is
 // staged in `st.keys` (and `st.vals`) in order, and the registers are stale. `free_first`: the
 // first pass may rank freely (keys only, whole keys).
 __device__ __forceinline__ void hybrid_local_passes(LocalStorage &st,
@@ -1068,8 +1091,7 @@ __device__ __forceinline__ void hybrid_local_passes(LocalStorage &st,
     bool first = true;
     for (u32 d = 0; d < 8; d++) {
         if (!((digits >> d) & 1)) continue;
-        const u32 shift = d * RADIX_BITS;
-        const u32 mask = (1u << min((u32)RADIX_BITS, sort_bits - shift)) - 1;
+        const u32 shift = hyb_digit_lo(d, sort_bits), mask = hyb_digit_mask(d, sort_bits);
         for (u32 i = lane; i < RADIX; i += WARP_THREADS) st.warp_hist[warp][i] = 0;
         __syncwarp();
 #pragma unroll
@@ -1203,20 +1225,20 @@ hybrid_local_sort(const key_t *__restrict__ keys_in, key_t *__restrict__ keys_ou
     const u64 range = sort_bits >= 64 ? ~0ull : (1ull << sort_bits) - 1;
     const u64 varying = ((((u64)st.extra[1] << 32) | st.extra[0]) ^
                          (((u64)st.extra[3] << 32) | st.extra[2])) & range;
-    const u32 ndigits = (sort_bits + RADIX_BITS - 1) / RADIX_BITS;
+    const u32 ndigits = hyb_ndigits(sort_bits);
     u32 all = 0;
     for (u32 d = 0; d < ndigits; d++)
-        if ((varying >> (d * RADIX_BITS)) & ((1u << RADIX_BITS) - 1)) all |= 1u << d;
+        if ((varying >> hyb_digit_lo(d, sort_bits)) & hyb_digit_mask(d, sort_bits)) all |= 1u << d;
     // The top sort's digits: the highest varying ones, until they hold enough varying bits.
     u32 top = all;
     if (top_extra > 0 && all != 0) {
-        const u32 need = (32 - __clz(valid)) + top_extra;
+        const u32 need = HYB_TOP_BITS > 0 ? HYB_TOP_BITS : (32 - __clz(valid)) + top_extra;
         u32 got = 0;
         top = 0;
         for (int d = (int)ndigits - 1; d >= 0 && got < need; d--) {
             if (!((all >> d) & 1)) continue;
             top |= 1u << d;
-            got += __popcll((varying >> (d * RADIX_BITS)) & ((1u << RADIX_BITS) - 1));
+            got += __popcll((varying >> hyb_digit_lo(d, sort_bits)) & hyb_digit_mask(d, sort_bits));
         }
     }
     // One copy of the passes: the top sort, then (where a tie run is too long) every digit.
@@ -1225,7 +1247,7 @@ hybrid_local_sort(const key_t *__restrict__ keys_in, key_t *__restrict__ keys_ou
         hybrid_local_passes(st, k HYB_VALS_ARG, digits, sort_bits, rounds, own, valid,
                             attempt == 0 && unstable != 0);
         if (digits == all) break;
-        const u32 lo = (__ffs(top) - 1) * RADIX_BITS;
+        const u32 lo = hyb_digit_lo(__ffs(top) - 1, sort_bits);
         u32 *list = &st.warp_hist[0][0];
         // A run tied on the top digits needs sorting only if it mixes different keys (equal
         // keys are in input order already: the top sort is stable), so the work starts from

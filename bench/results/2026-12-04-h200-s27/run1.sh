@@ -1,0 +1,51 @@
+#!/bin/bash
+# Session 27 run 1 (speed): the hybrid sort for u32/u32 pairs, its in-bucket top sort by one
+# digit (HYB_TOP_BITS=8) with the digits counted from the top, against the packed LSD passes;
+# u64 keys old (ed93368) / new (digits counted from the top) as a control; ncu per kernel.
+cd "$(dirname "$0")/../../.."
+bash bench/results/2026-12-04-h200-s27/unpack.sh > /dev/null
+D=$PWD/.device
+exec > >(tee -a $OUT/log.txt) 2>&1
+export HISTOSORT_REQUIRE_GPU=1 HISTOSORT_CACHE_DIR=/tmp/hcache
+S=2^22,2^24,2^26,2^28
+H=HISTOSORT_HYBRID_MIN=2097152
+# $1 label, $2 binary (old/new), $3 sizes, $4 cases, $5 extra bench options, then env
+pk() {
+  local l=$1 b=$2 s=$3 c=$4 o=$5; shift 5
+  echo "-- $l ($SECONDS s)"
+  env "$@" timeout 120 $D/histosort-$b bench peers --sizes $s --cases "$c" $o --json $OUT/$l.json 2>&1 | grep -E "^sort|rror|anic"
+}
+echo "== u32/u32 pairs ($SECONDS s)"
+pk p-lsd new $S "sort-pairs u32" --no-cub X=1
+pk p-hyb new $S "sort-pairs u32" --no-cub $H
+pk p-hyb8 new $S "sort-pairs u32" --no-cub $H HISTOSORT_KERNEL_DEFINES=HYB_TOP_BITS=8
+pk p-hyb8l new $S "sort-pairs u32" --no-cub $H HISTOSORT_KERNEL_DEFINES=HYB_TOP_BITS=8,HYB_TIE_RUN_MAX=63
+pk p-lsd2 new $S "sort-pairs u32" --no-cub X=1
+echo "== u32 keys ($SECONDS s)"
+pk k-lsd new $S "sort-keys u32" --no-cub X=1
+pk k-hyb8 new $S "sort-keys u32" --no-cub $H HISTOSORT_KERNEL_DEFINES=HYB_TOP_BITS=8
+echo "== u64 keys, old / new ($SECONDS s)"
+U=2^24,2^26,2^28
+pk u-old old $U "sort-keys u64" --no-cub X=1
+pk u-new new $U "sort-keys u64" --no-cub X=1
+pk u-new3 new $U "sort-keys u64" --no-cub HISTOSORT_HYBRID_TOP=3
+echo "== ncu, u32/u32 pairs 2^26, hybrid with the one-digit top sort ($SECONDS s)"
+for d in HYB_TOP_BITS=8 HYB_TOP_BITS=0; do
+  env $H HISTOSORT_KERNEL_DEFINES=$d timeout 150 ncu --clock-control none -k regex:"onesweep|hybrid|histogram" -c 12 \
+    --metrics gpu__time_duration.sum,smsp__inst_executed.sum \
+    --csv $D/histosort-new bench peers --no-cub --sizes 2^26 --cases "sort-pairs u32" --samples 2 --warmups 1 > $OUT/ncu-$d.csv 2>&1
+  python3 - $OUT/ncu-$d.csv <<'PY'
+import csv, sys
+rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) > 10]
+hdr = rows[0]; rows = rows[1:]
+ki, mi, vi, ii = hdr.index("Kernel Name"), hdr.index("Metric Name"), hdr.index("Metric Value"), hdr.index("ID")
+by = {}
+for r in rows:
+    by.setdefault((int(r[ii]), r[ki].split("(")[0]), {})[r[mi]] = r[vi]
+for (i, k), m in sorted(by.items()):
+    print(i, k, *(f"{n.split('__')[1]}={m.get(n)}" for n in ["gpu__time_duration.sum", "smsp__inst_executed.sum"]))
+PY
+done
+rm -f $OUT/*.svg
+(cd $OUT && tar czf json.tgz *.json && rm -f *.json)
+echo "done ($SECONDS s)"
