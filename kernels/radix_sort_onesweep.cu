@@ -1066,9 +1066,10 @@ __device__ __forceinline__ u32 hyb_digit_mask(u32 d, u32 sort_bits) {
 #define HYB_VALS_PARAM
 #endif
 
-// LSD passes over the digits set in `digits` (bit d: digit d, see `hyb_digit_lo`), lowest first, of the keys (and values) in registers, in warp-striped slots; the result is
-// staged in `st.keys` (and `st.vals`) in order, and the registers are stale. `free_first`: the
-// first pass may rank freely (keys only, whole keys).
+// LSD passes over the digits set in `digits` (bit d: digit d, see `hyb_digit_lo`), lowest
+// first, of the keys (and values) in registers, in warp-striped slots; the result is staged in
+// `st.keys` (and `st.vals`) in order, and the registers are stale. `free_first`: the first pass
+// may rank freely (keys only, whole keys).
 __device__ __forceinline__ void hybrid_local_passes(LocalStorage &st,
                                                     key_t (&k)[HYBRID_LOCAL_ITEMS] HYB_VALS_PARAM,
                                                     u32 digits, u32 sort_bits, u32 rounds,

@@ -543,6 +543,21 @@ mod tests {
         assert!(a.starts_with("radix_sort_onesweep.cu_DEFINE_0_1000_"));
     }
 
+    /// An override reaches only a define the host passes (`flags` replaces values; it adds
+    /// nothing), so each overridable define must be passed to some module.
+    #[test]
+    fn every_overridable_define_reaches_a_module() {
+        let specs = crate::cuda::all_module_specs();
+        for name in OVERRIDABLE_DEFINES {
+            assert!(
+                specs
+                    .iter()
+                    .any(|s| s.defines.iter().any(|(k, _)| k == name)),
+                "no module is compiled with -D{name}, so HISTOSORT_KERNEL_DEFINES cannot set it"
+            );
+        }
+    }
+
     #[test]
     fn cache_entries_are_checked() {
         let dir = tempfile::tempdir().unwrap();

@@ -593,6 +593,15 @@ pub const fn hybrid_local_items(key_bytes: u32, value_bytes: u32) -> u32 {
 /// chunk of several buckets). `HISTOSORT_HYBRID_TOP` overrides it (0: every varying digit).
 pub const HYBRID_TOP_EXTRA_BITS: u32 = 4;
 
+/// A fixed number of varying bits for the in-bucket top sort (kernels/radix_sort_onesweep.cu,
+/// `HYB_TOP_BITS`) whatever the chunk's size, in place of log2(keys) + [`HYBRID_TOP_EXTRA_BITS`];
+/// 0: the latter. A tuning hook (`HISTOSORT_KERNEL_DEFINES=HYB_TOP_BITS=8`) for 32-bit keys,
+/// whose chunks hold only 16-22 bits to sort.
+pub const HYBRID_TOP_BITS: u32 = 0;
+/// The longest run of keys tied on the top sort's digits that one thread sorts by insertion
+/// (`HYB_TIE_RUN_MAX`, below 64); a chunk with a longer run is ranked by every digit instead.
+pub const HYBRID_TIE_RUN_MAX: u32 = 32;
+
 /// [`HYBRID_TOP_EXTRA_BITS`], or the number `HISTOSORT_HYBRID_TOP` gives (0: off).
 pub fn hybrid_top_extra() -> u32 {
     static V: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
