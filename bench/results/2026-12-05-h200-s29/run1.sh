@@ -1,7 +1,7 @@
 #!/bin/bash
 # Session 29 run 1 (speed): the hybrid sort for u32/u32 pairs with the one-digit top sort
 # (HYB_TOP_BITS=8, now reaching the kernel) against the packed LSD passes; u64 keys and u64/u32
-# pairs with the top sort's extra bits 4 (default) / 3 / 2, CUB in the same run; ncu per kernel.
+# pairs with the top sort's extra bits 4 (default) / 3, CUB in the same run; ncu per kernel.
 cd "$(dirname "$0")/../../.."
 bash bench/results/2026-12-04-h200-s27/unpack.sh > /dev/null
 D=$PWD/.device
@@ -17,26 +17,23 @@ pk() {
 }
 echo "== u32/u32 pairs ($SECONDS s)"
 pk p-lsd new $S "sort-pairs u32" --no-cub X=1
-pk p-hyb new $S "sort-pairs u32" --no-cub $H
 pk p-hyb8 new $S "sort-pairs u32" --no-cub $H HISTOSORT_KERNEL_DEFINES=HYB_TOP_BITS=8
 pk p-hyb8l new $S "sort-pairs u32" --no-cub $H HISTOSORT_KERNEL_DEFINES=HYB_TOP_BITS=8,HYB_TIE_RUN_MAX=63
 pk p-lsd2 new $S "sort-pairs u32" --no-cub X=1
 echo "== u32 keys ($SECONDS s)"
 pk k-lsd new $S "sort-keys u32" --no-cub X=1
 pk k-hyb8 new $S "sort-keys u32" --no-cub $H HISTOSORT_KERNEL_DEFINES=HYB_TOP_BITS=8
-echo "== u64 keys, top extra bits 4 / 3 / 2 ($SECONDS s)"
+echo "== u64 keys, top extra bits 4 / 3 ($SECONDS s)"
 U=2^24,2^26,2^28
 pk u-4 new $U "sort-keys u64" "" X=1
 pk u-3 new $U "sort-keys u64" --no-cub HISTOSORT_HYBRID_TOP=3
-pk u-2 new $U "sort-keys u64" --no-cub HISTOSORT_HYBRID_TOP=2
 pk u-4b new $U "sort-keys u64" --no-cub X=1
 echo "== u64/u32 pairs, top extra bits 4 / 3 ($SECONDS s)"
 P=2^22,2^24,2^26
 pk q-4 new $P "sort-pairs u64" "" X=1
 pk q-3 new $P "sort-pairs u64" --no-cub HISTOSORT_HYBRID_TOP=3
-pk q-4b new $P "sort-pairs u64" --no-cub X=1
 echo "== ncu, u32/u32 pairs 2^26, hybrid with the one-digit top sort ($SECONDS s)"
-for d in HYB_TOP_BITS=8 HYB_TOP_BITS=0; do
+for d in HYB_TOP_BITS=8; do
   env $H HISTOSORT_KERNEL_DEFINES=$d timeout 100 ncu --clock-control none -k regex:"onesweep|hybrid|histogram" -c 12 \
     --metrics gpu__time_duration.sum,smsp__inst_executed.sum \
     --csv $D/histosort-new bench peers --no-cub --sizes 2^26 --cases "sort-pairs u32" --samples 2 --warmups 1 > $OUT/ncu-$d.csv 2>&1
