@@ -37,17 +37,7 @@ for d in HYB_TOP_BITS=8; do
   env $H HISTOSORT_KERNEL_DEFINES=$d timeout 100 ncu --clock-control none -k regex:"onesweep|hybrid|histogram" -c 12 \
     --metrics gpu__time_duration.sum,smsp__inst_executed.sum \
     --csv $D/histosort-new bench peers --no-cub --sizes 2^26 --cases "sort-pairs u32" --samples 2 --warmups 1 > $OUT/ncu-$d.csv 2>&1
-  python3 - $OUT/ncu-$d.csv <<'PY'
-import csv, sys
-rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) > 10]
-hdr = rows[0]; rows = rows[1:]
-ki, mi, vi, ii = hdr.index("Kernel Name"), hdr.index("Metric Name"), hdr.index("Metric Value"), hdr.index("ID")
-by = {}
-for r in rows:
-    by.setdefault((int(r[ii]), r[ki].split("(")[0]), {})[r[mi]] = r[vi]
-for (i, k), m in sorted(by.items()):
-    print(i, k, *(f"{n.split('__')[1]}={m.get(n)}" for n in ["gpu__time_duration.sum", "smsp__inst_executed.sum"]))
-PY
+  python3 bench/ncu_per_kernel.py $OUT/ncu-$d.csv
 done
 rm -f $OUT/*.svg
 (cd $OUT && tar czf json.tgz *.json && rm -f *.json && tar czf ncu.tgz ncu-*.csv && rm -f ncu-*.csv)
