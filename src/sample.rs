@@ -37,10 +37,24 @@ pub trait EvenBin<T>: Copy + Send + Sync {
     fn bin(&self, x: T) -> Option<usize>;
 }
 
-fn check_even<T: PartialOrd + Debug>(lower: T, upper: T, bins: usize) -> Result<()> {
+/// The most bins a histogram may have: 2^30 (8 GiB of u64 counts, before any per-thread copies).
+pub const MAX_BINS: usize = 1 << 30;
+
+/// Checks a bin count: at least 1, at most [`MAX_BINS`].
+pub fn check_bins(bins: usize) -> Result<()> {
     if bins == 0 {
         return Err(Error::invalid("the number of bins must be at least 1"));
     }
+    if bins > MAX_BINS {
+        return Err(Error::invalid(format!(
+            "{bins} bins are more than histosort supports ({MAX_BINS}, 2^30)"
+        )));
+    }
+    Ok(())
+}
+
+fn check_even<T: PartialOrd + Debug>(lower: T, upper: T, bins: usize) -> Result<()> {
+    check_bins(bins)?;
     // NaN bounds compare as neither: they are refused too.
     if lower.partial_cmp(&upper) != Some(std::cmp::Ordering::Less) {
         return Err(Error::invalid(format!(
@@ -142,6 +156,7 @@ pub fn check_boundaries<T: Sample>(boundaries: &[T]) -> Result<()> {
             boundaries.len()
         )));
     }
+    check_bins(boundaries.len() - 1)?;
     if let Some(i) = boundaries.iter().position(|b| b.is_nan()) {
         return Err(Error::invalid(format!("boundary {i} is NaN")));
     }

@@ -344,6 +344,29 @@ fn in_place() {
     assert_eq!(d.others(&[]).len(), 3, "no temporary files left behind");
 }
 
+/// `--in-place` on a symbolic link sorts the file it points to and keeps the link.
+#[cfg(unix)]
+#[test]
+fn in_place_through_a_symlink() {
+    let d = Dir::new();
+    let keys: Vec<u32> = words(300, 9).iter().map(|&x| x as u32).collect();
+    let target = d.npy("target.npy", keys.clone());
+    let link = d.path("link.npy");
+    std::os::unix::fs::symlink(&target, &link).expect("symlink");
+    ok(&["sort", s(&link), "--in-place"]);
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .expect("link")
+            .file_type()
+            .is_symlink(),
+        "the link was replaced by a file"
+    );
+    let mut want = keys;
+    want.sort();
+    assert_eq!(read::<u32>(&target, None), want, "the link's target");
+    assert_eq!(d.others(&[]).len(), 2, "no temporary files left behind");
+}
+
 // ---------------------------------------------------------------------------------------------
 // hist
 
@@ -495,6 +518,16 @@ fn hist_even_and_range_bins() {
         &["hist", s(&input), "--dtype", "i32", "--range", "a:b"],
         "range",
     );
+    // A bin count of 0 or past the limit is an error, with or without a range (0 once
+    // divided by zero for integer data).
+    for range in [&["--range", "0:5"][..], &[]] {
+        for bins in ["0", "4294967296"] {
+            let mut args = vec!["hist", s(&input), "--dtype", "i32", "--bins", bins];
+            args.extend_from_slice(range);
+            let err = fails(&args, "bins");
+            assert!(!err.contains("panicked"), "{args:?}: {err}");
+        }
+    }
     fails(
         &["hist", s(&input), "--dtype", "i32", "--edges", "3,2"],
         "increasing",
@@ -777,6 +810,23 @@ fn bad_inputs_leave_no_output() {
         "--in-place",
     );
     assert_eq!(std::fs::read(&keys).expect("read"), before);
+
+    // A values output that cannot be written (its folder is missing): the keys' output is not
+    // written either, so keys and values never part.
+    let lost = d.path("missing-folder").join("v.npy");
+    check(
+        &[
+            "sort",
+            s(&keys),
+            "-o",
+            s(&out),
+            "--values",
+            s(&vals),
+            "--values-out",
+            s(&lost),
+        ],
+        "missing-folder",
+    );
 
     // Values length mismatch (.npy and raw), and --values without --values-out.
     let short = d.npy("short.npy", vec![1u64, 2]);

@@ -17,7 +17,10 @@ fn gpu() -> Option<Engine> {
                 std::env::var("HISTOSORT_REQUIRE_GPU").as_deref() != Ok("1"),
                 "HISTOSORT_REQUIRE_GPU=1 but CUDA is unavailable: {e}"
             );
-            eprintln!("SKIP cuda: {e}");
+            // Straight to the process's stderr: the harness captures `eprintln!` of a passing
+            // test, and a skip must be visible.
+            use std::io::Write;
+            let _ = writeln!(std::io::stderr(), "SKIP cuda: {e}");
             None
         }
     }

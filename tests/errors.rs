@@ -179,3 +179,19 @@ fn valid_edge_options() {
         }
     }
 }
+
+/// A bin count past `MAX_BINS` is an error on every engine, not an allocation failure; a range
+/// of that many boundaries too.
+#[test]
+fn too_many_bins() {
+    use histosort::sample::MAX_BINS;
+    use histosort::HistogramAlgorithm;
+    for e in &engines() {
+        let data = [1u32, 2, 3];
+        for bins in [0, MAX_BINS + 1, usize::MAX] {
+            let r = e.histogram_even(&data, bins, 0, 10, HistogramAlgorithm::Auto);
+            let err = r.expect_err("bins out of range");
+            assert!(err.to_string().contains("bins"), "{bins}: {err}");
+        }
+    }
+}

@@ -242,7 +242,8 @@ fn histogram<T: HistSample>(
         }
     };
     let (counts, t) = timed(|| engine.histogram_even(data, bins, lo, hi, args.algorithm));
-    Ok((report("even", T::even_edges(lo, hi, bins), counts?), t))
+    let counts = counts?;
+    Ok((report("even", T::even_edges(lo, hi, bins), counts), t))
 }
 
 fn words_histogram(
@@ -280,6 +281,10 @@ fn bytes_histogram(
 }
 
 pub fn run(args: HistArgs, g: &Global) -> CliResult {
+    // Before the input is read: a bad bin count is the user's to fix, not worth a read.
+    if let Some(bins) = args.bins {
+        histosort::sample::check_bins(bins).map_err(|e| Failure::usage(format!("--bins: {e}")))?;
+    }
     let spinner = g
         .progress()
         .spinner(format!("reading {}", args.input.display()));

@@ -248,8 +248,11 @@ pub fn run(args: SortArgs, g: &Global) -> CliResult {
         let (r, t) = timed(|| sort_pairs(&engine, &keys, v, &opts));
         let (k, v) = r?;
         spinner.set_message(format!("writing {}", plan.output.display()));
-        io::write(&plan.output, &k, out_format)?;
-        io::write(out.as_path(), &v, *format)?;
+        // Both or neither: a values file that cannot be written leaves the keys as they were.
+        io::write_together(&[
+            (plan.output.as_path(), &k, out_format),
+            (out.as_path(), &v, *format),
+        ])?;
         ("sorted pairs of", t)
     } else {
         let (r, t) = timed(|| with_array!(&mut keys, k => engine.sort(k.as_mut_slice(), &opts)));

@@ -326,15 +326,44 @@ pub fn read_npy(path: impl AsRef<Path>) -> Result<Array> {
 
 /// Writes `array` to `path` in `format` (a raw format's dtype must match the array's).
 pub fn write(path: impl AsRef<Path>, array: &Array, format: FileFormat) -> Result<()> {
-    let path = path.as_ref();
-    match format {
-        FileFormat::Npy => with_array!(array, v => write_npy(path, v)),
-        FileFormat::Raw(d) if d == array.dtype() => write_raw(path, array.as_bytes()),
-        FileFormat::Raw(d) => Err(Error::invalid(format!(
-            "cannot write {} data as raw {d}",
-            array.dtype()
-        ))),
+    write_together(&[(path.as_ref(), array, format)])
+}
+
+/// Writes several files as one step: each goes to a temporary file first, and only when every
+/// one is complete are they renamed over their paths. So a failure while writing (a missing
+/// folder, a full disk) leaves every path as it was, and keys and values sorted together never
+/// end up one written and the other not (short of a rename failing between the two).
+pub fn write_together(files: &[(&Path, &Array, FileFormat)]) -> Result<()> {
+    let mut staged = Vec::with_capacity(files.len());
+    for &(path, array, format) in files {
+        let header = match format {
+            FileFormat::Npy => {
+                npy::write_header(array.dtype(), array.len() as u64).ok_or_else(|| {
+                    Error::format(
+                        path,
+                        format!(
+                            "{} has no NumPy dtype, so it cannot be written as .npy; write a \
+                             raw file (any other extension) instead",
+                            array.dtype()
+                        ),
+                    )
+                })?
+            }
+            FileFormat::Raw(d) if d == array.dtype() => Vec::new(),
+            FileFormat::Raw(d) => {
+                return Err(Error::invalid(format!(
+                    "cannot write {} data as raw {d}",
+                    array.dtype()
+                )))
+            }
+        };
+        staged.push(stage(path, &[&header, array.as_bytes()])?);
     }
+    // On error the temporary files not yet renamed are removed as they are dropped.
+    for (tmp, path) in staged {
+        tmp.persist(&path).map_err(|e| Error::io(&path, e.error))?;
+    }
+    Ok(())
 }
 
 /// Writes a `.npy` file (format version 1.0) holding `data`.
@@ -359,7 +388,26 @@ pub fn write_raw(path: impl AsRef<Path>, bytes: &[u8]) -> Result<()> {
 }
 
 /// Writes `parts` to a temporary file next to `path` and renames it over `path`.
+///
+/// A `path` that is a symbolic link is followed: the file it points to is replaced and the link
+/// kept (renaming over the link itself would replace the link and leave its target as it was).
 fn write_atomic(path: &Path, parts: &[&[u8]]) -> Result<()> {
+    let (tmp, path) = stage(path, parts)?;
+    // On error the temporary file is removed when `tmp` (inside the error) is dropped.
+    tmp.persist(&path).map_err(|e| Error::io(&path, e.error))?;
+    Ok(())
+}
+
+/// Writes `parts` to a temporary file in `path`'s folder; returns it and the path to rename it
+/// to (the file a symbolic link points to, for a link).
+fn stage(path: &Path, parts: &[&[u8]]) -> Result<(tempfile::NamedTempFile, PathBuf)> {
+    let path = match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => {
+            std::fs::canonicalize(path).map_err(|e| Error::io(path, e))?
+        }
+        _ => path.to_path_buf(),
+    };
+    let path = path.as_path();
     let dir: PathBuf = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
@@ -377,9 +425,7 @@ fn write_atomic(path: &Path, parts: &[&[u8]]) -> Result<()> {
     }
     tmp.flush().map_err(|e| Error::io(path, e))?;
     set_permissions(tmp.as_file(), path);
-    // On error the temporary file is removed when `tmp` (inside the error) is dropped.
-    tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
-    Ok(())
+    Ok((tmp, path.to_path_buf()))
 }
 
 /// Temporary files are created private (0600); give the output the permissions a plain
