@@ -15,6 +15,7 @@ use timing::{median_ms, sizes_from_args};
 fn main() {
     let b = CudaBackend::new(0).expect("a CUDA device");
     let sizes = sizes_from_args(&[24, 26]);
+    let mut failed = false;
     for lg in sizes {
         let n = 1usize << lg;
         let mut s = 0x9E37_79B9_7F4A_7C15u64 ^ lg as u64;
@@ -58,6 +59,7 @@ fn main() {
             .find(|&i| p_out[i] != (k_out[i] as u64 | (v_out[i] as u64) << 32))
             .map_or("ok".to_string(), |i| format!("MISMATCH at {i}"));
         let sorted = k_out.windows(2).all(|w| w[0] <= w[1]);
+        failed |= bad != "ok" || !sorted;
         println!(
             "2^{lg}: pairs u32/u32 {:.3} ms [{:.3}-{:.3}] ({}), packed u64 bits [0,32) {:.3} ms [{:.3}-{:.3}] ({}): {bad}, pairs sorted: {sorted}",
             pairs.0,
@@ -69,5 +71,8 @@ fn main() {
             pk.2,
             pplan.path()
         );
+    }
+    if failed {
+        std::process::exit(1);
     }
 }

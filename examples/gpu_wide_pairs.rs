@@ -3,8 +3,8 @@
 //! default measured with 4-byte values only; wider values shrink the in-bucket block (fewer
 //! keys fit its shared memory) but make each of the LSD sort's eight passes move more. Times
 //! both (median of 15 sorts after 3 warm-ups, each synchronised; out of place from an input
-//! never written) and checks that their outputs are equal at every element and the keys
-//! sorted. The values are the input index (8 bytes) or the index and its complement (16).
+//! never written) and checks both against the serial reference at every element (exit 1 on a
+//! mismatch). The values are the input index (8 bytes) or the index and its complement (16).
 //!
 //! `cargo run --release --example gpu_wide_pairs -- [lg_n ...]` (default 21 23 25 27)
 use histosort::cuda::{CudaBackend, DeviceBuffer};
@@ -49,12 +49,12 @@ fn compare<V: bytemuck::Pod + PartialEq>(
         ));
     }
     let (h, l) = (&runs[0], &runs[1]);
-    let check = if let Some(i) = (0..n).find(|&i| h.2[i] != l.2[i] || h.3[i] != l.3[i]) {
-        format!("MISMATCH at {i}")
-    } else if !h.2.windows(2).all(|w| w[0] <= w[1]) {
-        "NOT SORTED".into()
-    } else {
-        "equal, sorted".into()
+    // Both against the serial reference (stable), at every element.
+    let (wk, wv) = histosort::reference::sort_pairs(keys, vals, &opts);
+    let wrong = |r: &(_, _, Vec<u64>, Vec<V>)| (0..n).find(|&i| r.2[i] != wk[i] || r.3[i] != wv[i]);
+    let check = match (wrong(h), wrong(l)) {
+        (None, None) => "both equal to the reference".to_string(),
+        (a, b) => format!("MISMATCH: hybrid at {a:?}, LSD at {b:?}"),
     };
     ((h.0, h.1), (l.0, l.1), check)
 }
@@ -62,6 +62,7 @@ fn compare<V: bytemuck::Pod + PartialEq>(
 fn main() {
     let b = CudaBackend::new(0).expect("a CUDA device");
     let sizes = sizes_from_args(&[21, 23, 25, 27]);
+    let mut failed = false;
     for lg in sizes {
         let n = 1usize << lg;
         let mut s = 0x9E37_79B9_7F4A_7C15u64 ^ lg as u64;
@@ -80,6 +81,7 @@ fn main() {
             ("u64/u128", compare(&b, &keys, &v16)),
         ] {
             let ((h, hp), (l, lp), check) = r;
+            failed |= check.starts_with("MISMATCH");
             println!(
                 "2^{lg} {what}: {hp} {:.3} ms [{:.3}-{:.3}], {lp} {:.3} ms [{:.3}-{:.3}], \
                  {:+.1}%: {check}",
@@ -92,5 +94,8 @@ fn main() {
                 (h.0 / l.0 - 1.0) * 100.0
             );
         }
+    }
+    if failed {
+        std::process::exit(1);
     }
 }

@@ -20,7 +20,10 @@ for line in sys.stdin:
     except ValueError:
         continue
     if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
-        print(m["target"]["name"], m["executable"])
+        # The library and the binary are both named histosort: the kind keeps them apart.
+        kind = m["target"]["kind"]
+        suffix = "-lib" if "lib" in kind else "-bin" if "bin" in kind else ""
+        print(m["target"]["name"] + suffix, m["executable"])
 ' | while read -r name exe; do
   cp "$exe" "$out/tests/$name"
 done

@@ -936,6 +936,18 @@ fn validate_quick_cpu() {
     assert!(text.contains("PASS  scan f64"), "{text}");
     assert!(text.contains(" 0 failed"), "{text}");
     assert!(!text.contains("FAIL"), "{text}");
+    // A filter that selects nothing fails instead of passing with nothing checked.
+    fails(
+        &[
+            "validate",
+            "--quick",
+            "--backend",
+            "cpu",
+            "--filter",
+            "sotr u32",
+        ],
+        "matches no case",
+    );
 }
 
 #[test]

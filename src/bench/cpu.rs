@@ -91,7 +91,6 @@ fn hist_study(run: &mut Run) -> Result<()> {
             data::check_equal("cpu histogram", got, &want)
         };
         check(&eng().histogram_u8(&data, HistogramAlgorithm::Auto)?)?;
-        check(&reference::histogram_u8(&data))?;
         let mut times = [Vec::new(), Vec::new()];
         for i in 0..m.warmups + m.samples {
             // Variants alternate within each round.
@@ -103,7 +102,10 @@ fn hist_study(run: &mut Run) -> Result<()> {
                     eng().histogram_u8(&data, HistogramAlgorithm::Auto)?
                 };
                 let ms = t0.elapsed().as_secs_f64() * 1e3;
-                check(&h)?;
+                // The engine's output; the serial one is the reference itself.
+                if v == 1 {
+                    check(&h)?;
+                }
                 if i >= m.warmups {
                     ts.push(ms);
                 }

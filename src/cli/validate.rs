@@ -647,6 +647,14 @@ pub fn run(args: ValidateArgs, g: &Global) -> CliResult {
             .collect(),
         None => p.cases,
     };
+    if cases.is_empty() {
+        // A filter with a typo must not pass by checking nothing.
+        return Err(Failure::usage(format!(
+            "--filter '{}' matches no case (names look like \"sort u32\" or \"hist\"; \
+             `histosort validate --quick` prints them all)",
+            args.filter.as_deref().unwrap_or_default()
+        )));
+    }
     outln!(
         "validating {} cases on {}{}",
         cases.len(),
