@@ -3,27 +3,16 @@
 //! these tests cover what only the CUDA backend has. They skip without a GPU and fail instead
 //! with HISTOSORT_REQUIRE_GPU=1.
 
+mod common;
+
 use histosort::cuda::{CudaBackend, DeviceBuffer};
 use histosort::{
-    reference, Backend, Engine, Error, HistogramAlgorithm, LaunchMode, RadixKey, ScanKind,
-    SortAlgorithm, SortOptions,
+    reference, Engine, Error, HistogramAlgorithm, LaunchMode, RadixKey, ScanKind, SortAlgorithm,
+    SortOptions,
 };
 
 fn gpu() -> Option<Engine> {
-    match Engine::new(Backend::Cuda { device: 0 }) {
-        Ok(e) => Some(e),
-        Err(e) => {
-            assert!(
-                std::env::var("HISTOSORT_REQUIRE_GPU").as_deref() != Ok("1"),
-                "HISTOSORT_REQUIRE_GPU=1 but CUDA is unavailable: {e}"
-            );
-            // Straight to the process's stderr: the harness captures `eprintln!` of a passing
-            // test, and a skip must be visible.
-            use std::io::Write;
-            let _ = writeln!(std::io::stderr(), "SKIP cuda: {e}");
-            None
-        }
-    }
+    common::cuda_engine()
 }
 
 /// `e.sort` of `input` under `o` gives the reference's keys, bit for bit.

@@ -180,8 +180,7 @@ fn valid_edge_options() {
     }
 }
 
-/// A bin count past `MAX_BINS` is an error on every engine, not an allocation failure; a range
-/// of that many boundaries too.
+/// A bin count of 0 or past `MAX_BINS` is an error on every engine, not an allocation failure.
 #[test]
 fn too_many_bins() {
     use histosort::sample::MAX_BINS;

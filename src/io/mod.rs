@@ -337,18 +337,7 @@ pub fn write_together(files: &[(&Path, &Array, FileFormat)]) -> Result<()> {
     let mut staged = Vec::with_capacity(files.len());
     for &(path, array, format) in files {
         let header = match format {
-            FileFormat::Npy => {
-                npy::write_header(array.dtype(), array.len() as u64).ok_or_else(|| {
-                    Error::format(
-                        path,
-                        format!(
-                            "{} has no NumPy dtype, so it cannot be written as .npy; write a \
-                             raw file (any other extension) instead",
-                            array.dtype()
-                        ),
-                    )
-                })?
-            }
+            FileFormat::Npy => npy_out_header(path, array.dtype(), array.len())?,
             FileFormat::Raw(d) if d == array.dtype() => Vec::new(),
             FileFormat::Raw(d) => {
                 return Err(Error::invalid(format!(
@@ -369,17 +358,21 @@ pub fn write_together(files: &[(&Path, &Array, FileFormat)]) -> Result<()> {
 /// Writes a `.npy` file (format version 1.0) holding `data`.
 pub fn write_npy<T: Element>(path: impl AsRef<Path>, data: &[T]) -> Result<()> {
     let path = path.as_ref();
-    let header = npy::write_header(T::DTYPE, data.len() as u64).ok_or_else(|| {
+    let header = npy_out_header(path, T::DTYPE, data.len())?;
+    write_atomic(path, &[&header, bytemuck::cast_slice(data)])
+}
+
+/// The `.npy` header of `len` elements of `dtype`, or why `path` cannot be written as `.npy`.
+fn npy_out_header(path: &Path, dtype: DType, len: usize) -> Result<Vec<u8>> {
+    npy::write_header(dtype, len as u64).ok_or_else(|| {
         Error::format(
             path,
             format!(
-                "{} has no NumPy dtype, so it cannot be written as .npy; write a raw file \
-                 (any other extension) instead",
-                T::DTYPE
+                "{dtype} has no NumPy dtype, so it cannot be written as .npy; write a raw file \
+                 (any other extension) instead"
             ),
         )
-    })?;
-    write_atomic(path, &[&header, bytemuck::cast_slice(data)])
+    })
 }
 
 /// Writes raw bytes (the elements, little-endian, no header).

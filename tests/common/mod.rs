@@ -85,10 +85,17 @@ pub fn engines() -> Vec<Engine> {
 }
 
 fn make_engines() -> Vec<Engine> {
-    static SKIP_SHOWN: OnceLock<()> = OnceLock::new();
     let mut v = vec![Engine::cpu()];
+    v.extend(cuda_engine());
+    v
+}
+
+/// CUDA device 0's engine; without one, prints `SKIP cuda: <reason>` once per test binary, or
+/// panics when `HISTOSORT_REQUIRE_GPU=1`.
+pub fn cuda_engine() -> Option<Engine> {
+    static SKIP_SHOWN: OnceLock<()> = OnceLock::new();
     match Engine::new(Backend::Cuda { device: 0 }) {
-        Ok(e) => v.push(e),
+        Ok(e) => Some(e),
         Err(e) => {
             if std::env::var("HISTOSORT_REQUIRE_GPU").as_deref() == Ok("1") {
                 panic!("HISTOSORT_REQUIRE_GPU=1 but the CUDA backend is unavailable: {e}");
@@ -98,9 +105,9 @@ fn make_engines() -> Vec<Engine> {
                 // and a skip must be visible in a passing run.
                 let _ = writeln!(std::io::stderr(), "SKIP cuda: {e}");
             });
+            None
         }
     }
-    v
 }
 
 /// A short name for an engine in failure messages.
