@@ -591,7 +591,11 @@ pub const fn hybrid_local_items(key_bytes: u32, value_bytes: u32) -> u32 {
 /// varying bits, and then the few runs of keys tied on those bits are sorted by the rest, one
 /// thread per run. Uniform 64-bit keys take 3 in-bucket passes instead of 6 (2^28) or 7 (a
 /// chunk of several buckets). `HISTOSORT_HYBRID_TOP` overrides it (0: every varying digit).
-pub const HYBRID_TOP_EXTRA_BITS: u32 = 4;
+/// 3 over 4, u64 keys 2^24 / 2^26 / 2^28, same run: H200 (session 27) -4% / -6% / -5% of the
+/// time; H100 (session 31) 20.35 -> 21.06, 23.57 -> 24.63, 24.63 -> 25.77 Gkeys/s (+3.5% to
+/// +4.6%; 4 repeated within 0.5%), u64/u32 pairs unchanged. Fewer extra bits leave longer tied
+/// runs for the threads to finish; past [`HYBRID_TIE_RUN_MAX`] a chunk ranks every digit.
+pub const HYBRID_TOP_EXTRA_BITS: u32 = 3;
 
 /// A fixed number of varying bits for the in-bucket top sort (kernels/radix_sort_onesweep.cu,
 /// `HYB_TOP_BITS`) whatever the chunk's size, in place of log2(keys) + [`HYBRID_TOP_EXTRA_BITS`];
