@@ -534,6 +534,95 @@ fn hist_even_and_range_bins() {
     );
 }
 
+/// `hist INPUT ARGS --json`: the counts and the bins' bounds as integers.
+fn hist_json_ints(input: &Path, args: &[&str]) -> (Vec<u64>, Vec<(i128, i128)>, u64) {
+    let mut all = vec!["hist", s(input)];
+    all.extend_from_slice(args);
+    all.push("--json");
+    let out = ok(&all);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let bins = v["bins"].as_array().expect("bins");
+    let int = |x: &serde_json::Value| {
+        x.as_i64()
+            .map(i128::from)
+            .or(x.as_u64().map(i128::from))
+            .or(x.as_f64().map(|f| f as i128))
+            .expect("integer bound")
+    };
+    (
+        bins.iter()
+            .map(|b| b["count"].as_u64().expect("count"))
+            .collect(),
+        bins.iter()
+            .map(|b| (int(&b["lower"]), int(&b["upper"])))
+            .collect(),
+        v["outside"].as_u64().expect("outside"),
+    )
+}
+
+/// Even integer bins by their definition: x in [lo, end) goes to floor((x - lo) * bins / span).
+fn int_bins_oracle(data: &[i128], lo: i128, end: i128, bins: usize) -> Vec<u64> {
+    let mut counts = vec![0u64; bins];
+    for &x in data.iter().filter(|&&x| lo <= x && x < end) {
+        counts[((x - lo) * bins as i128 / (end - lo)) as usize] += 1;
+    }
+    counts
+}
+
+#[test]
+fn hist_even_bins_through_the_largest_value() {
+    // Data holding the type's largest value: the default range and a --range one past it
+    // count it (they once left it outside, and `--range 0:256` was refused for u8 data).
+    let d = Dir::new();
+    let bytes: Vec<u8> = words(5000, 11).iter().map(|w| (w >> 7) as u8).collect();
+    assert!(bytes.contains(&255));
+    let input = d.npy("b.npy", bytes.clone());
+    let wide: Vec<i128> = bytes.iter().map(|&b| b as i128).collect();
+    let cases: [(&[&str], i128, i128, usize); 6] = [
+        (&["--bins", "16"], 0, 256, 16),
+        (&["--bins", "256"], 0, 256, 256),
+        (&["--bins", "7", "--range", "0:256"], 0, 256, 7),
+        (&["--bins", "12", "--range", "250:256"], 250, 256, 12),
+        (&["--bins", "3", "--range", "255:256"], 255, 256, 3),
+        (&["--bins", "5", "--range", "3:200"], 3, 200, 5),
+    ];
+    for (args, lo, end, bins) in cases {
+        let (counts, bounds, outside) = hist_json_ints(&input, args);
+        let want = int_bins_oracle(&wide, lo, end, bins);
+        assert_eq!(counts, want, "u8 {args:?}");
+        assert_eq!(bounds.first().map(|b| b.0), Some(lo), "u8 {args:?}");
+        assert_eq!(bounds.last().map(|b| b.1), Some(end), "u8 {args:?}");
+        let inside: u64 = want.iter().sum();
+        assert_eq!(outside, bytes.len() as u64 - inside, "u8 {args:?}");
+    }
+    fails(&["hist", s(&input), "--range", "0:257"], "256");
+
+    // The widest types: the largest value itself, and both ends of the signed range.
+    let mut u: Vec<u64> = words(300, 12);
+    u.extend([u64::MAX, u64::MAX, 0]);
+    let input = d.npy("u.npy", u.clone());
+    let (counts, _, outside) = hist_json_ints(&input, &["--bins", "5"]);
+    let wide: Vec<i128> = u.iter().map(|&x| x as i128).collect();
+    assert_eq!(counts, int_bins_oracle(&wide, 0, 1 << 64, 5));
+    assert_eq!(outside, 0);
+    let mut i: Vec<i64> = words(300, 13).iter().map(|&w| w as i64).collect();
+    i.extend([i64::MAX, i64::MIN, -1]);
+    let input = d.npy("i.npy", i.clone());
+    let wide: Vec<i128> = i.iter().map(|&x| x as i128).collect();
+    let (counts, _, outside) = hist_json_ints(&input, &["--bins", "9"]);
+    assert_eq!(counts, int_bins_oracle(&wide, i64::MIN as i128, 1 << 63, 9));
+    assert_eq!(outside, 0);
+    let (counts, _, _) = hist_json_ints(
+        &input,
+        &["--bins", "4", "--range", "-5:9223372036854775808"],
+    );
+    assert_eq!(counts, int_bins_oracle(&wide, -5, 1 << 63, 4));
+    // One value, the largest: one bin that holds it.
+    let input = d.npy("m.npy", vec![i8::MAX; 9]);
+    let (counts, bounds, _) = hist_json_ints(&input, &[]);
+    assert_eq!((counts, bounds), (vec![9], vec![(127, 128)]));
+}
+
 // ---------------------------------------------------------------------------------------------
 // scan and gen
 

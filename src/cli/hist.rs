@@ -37,7 +37,8 @@ pub struct HistArgs {
     /// Number of even bins (default: 256 for u8 data, else 16).
     #[arg(long, value_name = "N")]
     pub bins: Option<usize>,
-    /// Even bins over [LO, HI) (default: the data's range).
+    /// Even bins over [LO, HI) (default: the data's range). For integers HI may be one past the
+    /// type's largest value (0:256 for u8 data).
     #[arg(
         long,
         value_name = "LO:HI",
@@ -102,14 +103,79 @@ impl Display for Edge {
     }
 }
 
+/// The exclusive end of even bins: a value of the sample type, or (integers only) one past the
+/// type's largest value, which the type cannot hold (`--range 0:256` for u8 data).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum End<T> {
+    At(T),
+    PastMax,
+}
+
 /// What the histogram command needs of a sample type beyond [`Sample`].
 trait HistSample: Sample + Element + FromStr {
     fn edge(self) -> Edge;
+    /// The end of a `--range`: a value of the type, or for integers one past its largest.
+    fn parse_end(s: &str) -> CliResult<End<Self>>;
     /// The edges of `bins` even bins over `[lo, hi)`: `bins + 1` values.
-    fn even_edges(lo: Self, hi: Self, bins: usize) -> Vec<Edge>;
-    /// `[min, max]` of the data as an even-bin range `[lo, hi)` that holds them all (if the
-    /// type can express `hi`), and a bin count that suits it; or why there is none.
-    fn auto_range(data: &[Self], bins: usize) -> Result<(Self, Self, usize), String>;
+    fn even_edges(lo: Self, hi: End<Self>, bins: usize) -> Vec<Edge>;
+    /// `[min, max]` of the data as an even-bin range `[lo, hi)` that holds them all, and a bin
+    /// count that suits it; or why there is none.
+    fn auto_range(data: &[Self], bins: usize) -> Result<(Self, End<Self>, usize), String>;
+    /// The counts of `bins` even bins over `[lo, hi)`.
+    fn even_counts(
+        engine: &Engine,
+        data: &[Self],
+        lo: Self,
+        hi: End<Self>,
+        bins: usize,
+        algorithm: HistogramAlgorithm,
+    ) -> CliResult<Vec<u64>>;
+}
+
+/// The first value of each of `bins` even integer bins over `[lo, end)`: bin i starts at the
+/// first x with floor((x - lo) * bins / (end - lo)) >= i (the library's exact integer binning).
+fn int_bin_starts(lo: i128, end: i128, bins: usize) -> impl Iterator<Item = i128> {
+    let (range, b) = (end - lo, bins as i128);
+    (0..b).map(move |i| lo + (i * range + b - 1) / b)
+}
+
+/// Even bins that end one past the type's largest value `max`, whose first values are `starts`
+/// (not decreasing, none above `max`, at least one): counted as range bins with `max` as the
+/// last boundary, and the samples equal to `max` (which no boundary of the type can close;
+/// counted here, on the host) added to the last bin. Where bins outnumber values, equal starts
+/// make empty bins, all but the last of them.
+fn counts_through_max<T: Sample>(
+    engine: &Engine,
+    data: &[T],
+    starts: &[T],
+    max: T,
+    algorithm: HistogramAlgorithm,
+) -> histosort::Result<Vec<u64>> {
+    let bins = starts.len();
+    let filled: Vec<usize> = (0..bins)
+        .filter(|&i| i + 1 == bins || starts[i] != starts[i + 1])
+        .collect();
+    let mut bounds: Vec<T> = filled.iter().map(|&i| starts[i]).collect();
+    // The last bin may hold `max` alone: then the range bins stop where it starts.
+    let last_is_max = bounds.last() == Some(&max);
+    if !last_is_max {
+        bounds.push(max);
+    }
+    let mut counts = if bounds.len() >= 2 {
+        engine.histogram_range(data, &bounds, algorithm)?
+    } else {
+        Vec::new()
+    };
+    let at_max = data.iter().filter(|&&x| x == max).count() as u64;
+    match counts.last_mut() {
+        Some(last) if !last_is_max => *last += at_max,
+        _ => counts.push(at_max),
+    }
+    let mut all = vec![0; bins];
+    for (&i, c) in filled.iter().zip(counts) {
+        all[i] = c;
+    }
+    Ok(all)
 }
 
 macro_rules! int_hist {
@@ -118,20 +184,59 @@ macro_rules! int_hist {
             fn edge(self) -> Edge {
                 Edge::Int(self as i128)
             }
-            fn even_edges(lo: Self, hi: Self, bins: usize) -> Vec<Edge> {
-                // Bin i starts at the first x with floor((x - lo) * bins / range) >= i.
-                let (lo, range, b) = (lo as i128, hi as i128 - lo as i128, bins as i128);
-                (0..=b).map(|i| Edge::Int(lo + (i * range + b - 1) / b)).collect()
+            fn parse_end(s: &str) -> CliResult<End<Self>> {
+                let past = <$t>::MAX as i128 + 1;
+                match (s.trim().parse::<$t>(), s.trim().parse::<i128>()) {
+                    (Ok(v), _) => Ok(End::At(v)),
+                    (_, Ok(v)) if v == past => Ok(End::PastMax),
+                    _ => Err(Failure::usage(format!(
+                        "bad range end '{s}': not a {} value or {past} (one past the largest)",
+                        <Self as Sample>::DTYPE
+                    ))),
+                }
             }
-            fn auto_range(data: &[Self], bins: usize) -> Result<(Self, Self, usize), String> {
+            fn even_edges(lo: Self, hi: End<Self>, bins: usize) -> Vec<Edge> {
+                let end = match hi {
+                    End::At(h) => h as i128,
+                    End::PastMax => <$t>::MAX as i128 + 1,
+                };
+                int_bin_starts(lo as i128, end, bins)
+                    .chain(std::iter::once(end))
+                    .map(Edge::Int)
+                    .collect()
+            }
+            fn auto_range(data: &[Self], bins: usize) -> Result<(Self, End<Self>, usize), String> {
                 let (Some(&min), Some(&max)) = (data.iter().min(), data.iter().max()) else {
                     return Err("the input is empty".into());
                 };
-                // max + 1 when the type has it; else max itself sits just outside.
-                let hi = max.checked_add(1).unwrap_or(max);
-                let lo = if hi == min { min.saturating_sub(1) } else { min };
-                let span = (hi as i128 - lo as i128) as u128;
-                Ok((lo, hi, bins.min(span.min(usize::MAX as u128) as usize).max(1)))
+                // max + 1, or one past the type's largest value where max is that value.
+                let hi = max.checked_add(1).map_or(End::PastMax, End::At);
+                let span = (max as i128 - min as i128 + 1) as u128;
+                Ok((min, hi, bins.min(span.min(usize::MAX as u128) as usize).max(1)))
+            }
+            fn even_counts(
+                engine: &Engine,
+                data: &[Self],
+                lo: Self,
+                hi: End<Self>,
+                bins: usize,
+                algorithm: HistogramAlgorithm,
+            ) -> CliResult<Vec<u64>> {
+                match hi {
+                    End::At(hi) => Ok(engine.histogram_even(data, bins, lo, hi, algorithm)?),
+                    End::PastMax => {
+                        histosort::sample::check_bins(bins)?;
+                        let (max, end) = (<$t>::MAX, <$t>::MAX as i128 + 1);
+                        // Bins that start at the end itself (more bins than values) are empty.
+                        let starts: Vec<$t> = int_bin_starts(lo as i128, end, bins)
+                            .take_while(|&v| v < end)
+                            .map(|v| v as $t)
+                            .collect();
+                        let mut counts = counts_through_max(engine, data, &starts, max, algorithm)?;
+                        counts.resize(bins, 0);
+                        Ok(counts)
+                    }
+                }
             }
         }
     )*};
@@ -144,13 +249,21 @@ macro_rules! float_hist {
             fn edge(self) -> Edge {
                 Edge::Float(self as f64)
             }
-            fn even_edges(lo: Self, hi: Self, bins: usize) -> Vec<Edge> {
+            fn parse_end(s: &str) -> CliResult<End<Self>> {
+                parse_value::<Self>(s, "range end").map(End::At)
+            }
+            fn even_edges(lo: Self, hi: End<Self>, bins: usize) -> Vec<Edge> {
+                // Float ends are always values: the type's largest is finite, and inf is refused.
+                let hi = match hi {
+                    End::At(h) => h,
+                    End::PastMax => <$t>::MAX,
+                };
                 let (lo, hi) = (lo as f64, hi as f64);
                 (0..=bins)
                     .map(|i| Edge::Float(if i == bins { hi } else { lo + (hi - lo) * i as f64 / bins as f64 }))
                     .collect()
             }
-            fn auto_range(data: &[Self], bins: usize) -> Result<(Self, Self, usize), String> {
+            fn auto_range(data: &[Self], bins: usize) -> Result<(Self, End<Self>, usize), String> {
                 let mut it = data.iter().copied().filter(|x| x.is_finite());
                 let Some(first) = it.next() else {
                     return Err("the input has no finite samples".into());
@@ -173,7 +286,21 @@ macro_rules! float_hist {
                         <Self as Sample>::DTYPE
                     ));
                 }
-                Ok((min, hi, bins))
+                Ok((min, End::At(hi), bins))
+            }
+            fn even_counts(
+                engine: &Engine,
+                data: &[Self],
+                lo: Self,
+                hi: End<Self>,
+                bins: usize,
+                algorithm: HistogramAlgorithm,
+            ) -> CliResult<Vec<u64>> {
+                let hi = match hi {
+                    End::At(h) => h,
+                    End::PastMax => <$t>::MAX,
+                };
+                Ok(engine.histogram_even(data, bins, lo, hi, algorithm)?)
             }
         }
     )*};
@@ -228,7 +355,7 @@ fn histogram<T: HistSample>(
                 Failure::usage(format!("bad range '{r}' (expected LO:HI, e.g. 0:1)"))
             })?;
             let lo = parse_value::<T>(lo, "range start")?;
-            let hi = parse_value::<T>(hi, "range end")?;
+            let hi = T::parse_end(hi)?;
             (lo, hi, args.bins.unwrap_or(DEFAULT_BINS))
         }
         None => {
@@ -241,7 +368,7 @@ fn histogram<T: HistSample>(
             })?
         }
     };
-    let (counts, t) = timed(|| engine.histogram_even(data, bins, lo, hi, args.algorithm));
+    let (counts, t) = timed(|| T::even_counts(engine, data, lo, hi, bins, args.algorithm));
     let counts = counts?;
     Ok((report("even", T::even_edges(lo, hi, bins), counts), t))
 }
