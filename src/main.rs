@@ -43,7 +43,21 @@ enum Command {
     CompileKernels(cli::compile::CompileArgs),
 }
 
+/// Exit status of a run interrupted by Ctrl-C, SIGTERM or SIGHUP (128 + SIGINT, as shells do).
+const INTERRUPTED: i32 = 130;
+
 fn main() -> ExitCode {
+    // An interrupted run leaves its outputs as they were and no temporary file beside them.
+    // Best effort: without the handler the signal's default action still stops the process.
+    let _ = ctrlc::set_handler(|| {
+        let removed = histosort::io::remove_staged();
+        if removed > 0 {
+            eprintln!("interrupted: removed {removed} temporary file(s) of unfinished outputs");
+        } else {
+            eprintln!("interrupted");
+        }
+        std::process::exit(INTERRUPTED);
+    });
     let cli = Cli::parse();
     let g = &cli.global;
     let result = match cli.command {

@@ -346,6 +346,66 @@ fn in_place() {
 
 /// `--in-place` on a symbolic link sorts the file it points to and keeps the link.
 #[cfg(unix)]
+#[cfg(unix)]
+#[test]
+fn an_interrupted_run_leaves_no_temporary_file() {
+    // A pairs sort in place, interrupted (SIGTERM, SIGINT) while both outputs sit complete in
+    // their temporary files: the handler removes them, the inputs stay as they were and the
+    // exit status is 130.
+    for signal in ["-TERM", "-INT"] {
+        let d = Dir::new();
+        let keys: Vec<u32> = words(1000, 21).iter().map(|&w| w as u32).collect();
+        let values: Vec<u32> = (0..1000).collect();
+        let k = d.npy("k.npy", keys.clone());
+        let v = d.npy("v.npy", values.clone());
+        let child = Command::new(env!("CARGO_BIN_EXE_histosort"))
+            .args([
+                "sort",
+                s(&k),
+                "--values",
+                s(&v),
+                "--in-place",
+                "--backend",
+                "cpu",
+                "-q",
+            ])
+            .env("HISTOSORT_PAUSE_BEFORE_RENAME_MS", "20000")
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("run histosort");
+        let staged = || {
+            d.others(&[&k, &v])
+                .into_iter()
+                .filter(|p| p.to_string_lossy().ends_with(".tmp"))
+                .count()
+        };
+        let start = std::time::Instant::now();
+        while staged() < 2 {
+            assert!(
+                start.elapsed().as_secs() < 15,
+                "the outputs were never staged"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let killed = Command::new("kill")
+            .args([signal, &child.id().to_string()])
+            .status()
+            .expect("kill");
+        assert!(killed.success());
+        let out = child.wait_with_output().expect("wait");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            start.elapsed().as_secs() < 15,
+            "{signal}: the run was not interrupted"
+        );
+        assert_eq!(out.status.code(), Some(130), "{signal}: {err}");
+        assert!(err.contains("removed 2 temporary file"), "{signal}: {err}");
+        assert_eq!(d.others(&[&k, &v]), Vec::<PathBuf>::new(), "{signal}");
+        assert_eq!(read::<u32>(&k, None), keys, "{signal}");
+        assert_eq!(read::<u32>(&v, None), values, "{signal}");
+    }
+}
+
 #[test]
 fn in_place_through_a_symlink() {
     let d = Dir::new();

@@ -27,6 +27,7 @@ pub mod npy;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use crate::error::{Error, Result};
 use crate::key::{DType, RadixKey};
@@ -348,11 +349,81 @@ pub fn write_together(files: &[(&Path, &Array, FileFormat)]) -> Result<()> {
         };
         staged.push(stage(path, &[&header, array.as_bytes()])?);
     }
+    pause_before_rename();
     // On error the temporary files not yet renamed are removed as they are dropped.
-    for (tmp, path) in staged {
-        tmp.persist(&path).map_err(|e| Error::io(&path, e.error))?;
+    for s in staged {
+        s.persist()?;
     }
     Ok(())
+}
+
+/// `HISTOSORT_PAUSE_BEFORE_RENAME_MS`: milliseconds to wait between staging the outputs and
+/// renaming them, so that a test can interrupt a run while its temporary files exist.
+fn pause_before_rename() {
+    if let Some(ms) = std::env::var("HISTOSORT_PAUSE_BEFORE_RENAME_MS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+    }
+}
+
+/// The temporary files of outputs staged and not yet renamed or removed.
+static STAGED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn staged_paths() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    STAGED.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Removes the temporary files of every output being written now (staged, not yet renamed)
+/// and returns how many it removed. For an interrupted process (the CLI calls it on Ctrl-C,
+/// SIGTERM and SIGHUP before it exits), which runs no destructors to clean them up: the outputs
+/// stay as they were, and no `.histosort-*.tmp` file is left beside them.
+pub fn remove_staged() -> usize {
+    staged_paths()
+        .drain(..)
+        .filter(|p| std::fs::remove_file(p).is_ok())
+        .count()
+}
+
+/// A complete output in its temporary file, waiting to be renamed over `path`. Listed in
+/// [`STAGED`] while it exists.
+struct Staged {
+    tmp: Option<tempfile::NamedTempFile>,
+    tmp_path: PathBuf,
+    path: PathBuf,
+}
+
+impl Staged {
+    fn new(tmp: tempfile::NamedTempFile, path: PathBuf) -> Staged {
+        let tmp_path = tmp.path().to_path_buf();
+        staged_paths().push(tmp_path.clone());
+        Staged {
+            tmp: Some(tmp),
+            tmp_path,
+            path,
+        }
+    }
+
+    /// Renames the temporary file over the output (on error it is removed as it is dropped).
+    fn persist(mut self) -> Result<()> {
+        match self.tmp.take() {
+            Some(tmp) => match tmp.persist(&self.path) {
+                Ok(_) => Ok(()),
+                Err(e) => Err(Error::io(&self.path, e.error)),
+            },
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        // The temporary file is gone (renamed, or removed as `tmp` drops, which it did first
+        // unless still held: then drop it now, before it leaves the list).
+        drop(self.tmp.take());
+        staged_paths().retain(|p| p != &self.tmp_path);
+    }
 }
 
 /// Writes a `.npy` file (format version 1.0) holding `data`.
@@ -385,15 +456,12 @@ pub fn write_raw(path: impl AsRef<Path>, bytes: &[u8]) -> Result<()> {
 /// A `path` that is a symbolic link is followed: the file it points to is replaced and the link
 /// kept (renaming over the link itself would replace the link and leave its target as it was).
 fn write_atomic(path: &Path, parts: &[&[u8]]) -> Result<()> {
-    let (tmp, path) = stage(path, parts)?;
-    // On error the temporary file is removed when `tmp` (inside the error) is dropped.
-    tmp.persist(&path).map_err(|e| Error::io(&path, e.error))?;
-    Ok(())
+    stage(path, parts)?.persist()
 }
 
-/// Writes `parts` to a temporary file in `path`'s folder; returns it and the path to rename it
-/// to (the file a symbolic link points to, for a link).
-fn stage(path: &Path, parts: &[&[u8]]) -> Result<(tempfile::NamedTempFile, PathBuf)> {
+/// Writes `parts` to a temporary file in `path`'s folder, to be renamed over `path` (over the
+/// file a symbolic link points to, for a link).
+fn stage(path: &Path, parts: &[&[u8]]) -> Result<Staged> {
     let path = match std::fs::symlink_metadata(path) {
         Ok(m) if m.file_type().is_symlink() => {
             std::fs::canonicalize(path).map_err(|e| Error::io(path, e))?
@@ -408,17 +476,21 @@ fn stage(path: &Path, parts: &[&[u8]]) -> Result<(tempfile::NamedTempFile, PathB
     if path.is_dir() {
         return Err(Error::format(path, "is a directory; give a file name"));
     }
-    let mut tmp = tempfile::Builder::new()
+    let tmp = tempfile::Builder::new()
         .prefix(".histosort-")
         .suffix(".tmp")
         .tempfile_in(&dir)
         .map_err(|e| Error::io(path, e))?;
-    for part in parts {
-        tmp.write_all(part).map_err(|e| Error::io(path, e))?;
+    // Listed from here on, so that an interrupted write leaves no temporary file either.
+    let mut staged = Staged::new(tmp, path.to_path_buf());
+    if let Some(tmp) = staged.tmp.as_mut() {
+        for part in parts {
+            tmp.write_all(part).map_err(|e| Error::io(path, e))?;
+        }
+        tmp.flush().map_err(|e| Error::io(path, e))?;
+        set_permissions(tmp.as_file(), path);
     }
-    tmp.flush().map_err(|e| Error::io(path, e))?;
-    set_permissions(tmp.as_file(), path);
-    Ok((tmp, path.to_path_buf()))
+    Ok(staged)
 }
 
 /// Temporary files are created private (0600); give the output the permissions a plain
@@ -447,6 +519,27 @@ mod tests {
 
     fn tmp() -> tempfile::TempDir {
         tempfile::tempdir().unwrap()
+    }
+
+    #[test]
+    fn staged_files_are_listed_until_renamed_or_dropped() {
+        // (remove_staged itself is tested through the CLI, in a process of its own: here it
+        // would remove the files of tests running beside this one.)
+        let dir = tmp();
+        let listed = |p: &Path| staged_paths().iter().any(|q| q == p);
+        let out = dir.path().join("a.bin");
+        let s = stage(&out, &[b"abc"]).unwrap();
+        let t = s.tmp_path.clone();
+        assert!(t.exists() && listed(&t));
+        s.persist().unwrap();
+        assert!(!t.exists() && !listed(&t));
+        assert_eq!(std::fs::read(&out).unwrap(), b"abc");
+        let s = stage(&out, &[b"xyz"]).unwrap();
+        let t = s.tmp_path.clone();
+        assert!(t.exists() && listed(&t));
+        drop(s);
+        assert!(!t.exists() && !listed(&t));
+        assert_eq!(std::fs::read(&out).unwrap(), b"abc");
     }
 
     #[test]
