@@ -3,7 +3,7 @@
 # stages them, stripped, in .device/ (git-ignored), so that a GPU machine without a Rust
 # toolchain can run them:
 #   bash scripts/stage-device.sh            # then, on the GPU machine, from the repo root:
-#   HISTOSORT_REQUIRE_GPU=1 bash .device/run-gpu-suite.sh [--sanitize]
+#   HISTOSORT_REQUIRE_GPU=1 bash .device/run-gpu-suite.sh [--large | --sanitize]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target=${CARGO_TARGET_DIR:-target}
@@ -31,7 +31,8 @@ cp "$target/release/histosort" "$out/histosort"
 strip "$out/histosort" "$out"/tests/* 2>/dev/null || true
 cat > "$out/run-gpu-suite.sh" <<'RUN'
 #!/usr/bin/env bash
-# Runs every staged test executable; with --sanitize, also runs the CUDA-only tests under
+# Runs every staged test executable; with --large, also the sort of more than 2^31 keys; with
+# --sanitize, also runs the CUDA-only tests under
 # compute-sanitizer's memcheck, racecheck and synccheck (without the planted out-of-memory
 # test, whose refused allocation memcheck would report).
 set -uo pipefail
@@ -39,11 +40,18 @@ cd "$(dirname "$0")/.."
 export HISTOSORT_REQUIRE_GPU=${HISTOSORT_REQUIRE_GPU:-1}
 fail=0
 for t in .device/tests/*; do
-  # The CLI tests run the binary at the path it was built at, here: they are CPU tests.
-  case "$(basename "$t")" in cli|bench_cli) continue ;; esac
   echo "=== $(basename "$t")"
-  "$t" --test-threads=1 || fail=1
+  case "$(basename "$t")" in
+    # The CLI tests run the staged binary (their default backend, auto, is the GPU here).
+    cli) HISTOSORT_BIN=$PWD/.device/histosort "$t" --test-threads=1 || fail=1 ;;
+    *) "$t" --test-threads=1 || fail=1 ;;
+  esac
 done
+if [ "${1:-}" = "--large" ]; then
+  # A sort of more than 2^31 keys (about 26 GB of host memory, 17 GB of GPU memory).
+  echo "=== cuda_runtime onesweep_above_2_pow_31 (ignored by default)"
+  .device/tests/cuda_runtime --ignored --exact onesweep_above_2_pow_31 --test-threads=1 || fail=1
+fi
 if [ "${1:-}" = "--sanitize" ]; then
   for tool in memcheck racecheck synccheck; do
     echo "=== compute-sanitizer --tool $tool"

@@ -7,8 +7,17 @@ use std::process::{Command, Output};
 use histosort::io::{self, Array, FileFormat};
 use histosort::{DType, RadixKey};
 
+/// The binary under test: the one cargo built, or the one `HISTOSORT_BIN` names (the staged
+/// copy on a GPU machine without a Rust toolchain: `.device/run-gpu-suite.sh` runs these tests
+/// with it, so the default `auto` backend is the GPU there).
+fn exe() -> PathBuf {
+    std::env::var_os("HISTOSORT_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_histosort")))
+}
+
 fn histosort(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_histosort"))
+    Command::new(exe())
         .args(args)
         .env("RAYON_NUM_THREADS", "2")
         .output()
@@ -358,7 +367,7 @@ fn an_interrupted_run_leaves_no_temporary_file() {
         let values: Vec<u32> = (0..1000).collect();
         let k = d.npy("k.npy", keys.clone());
         let v = d.npy("v.npy", values.clone());
-        let child = Command::new(env!("CARGO_BIN_EXE_histosort"))
+        let child = Command::new(exe())
             .args([
                 "sort",
                 s(&k),
@@ -1035,7 +1044,12 @@ fn bad_inputs_leave_no_output() {
 // info, validate, demo
 
 fn has_gpu() -> bool {
-    histosort::Engine::new(histosort::Backend::Cuda { device: 0 }).is_ok()
+    let found = histosort::Engine::new(histosort::Backend::Cuda { device: 0 }).is_ok();
+    assert!(
+        found || std::env::var("HISTOSORT_REQUIRE_GPU").as_deref() != Ok("1"),
+        "HISTOSORT_REQUIRE_GPU=1 but the CUDA backend is unavailable"
+    );
+    found
 }
 
 #[test]
