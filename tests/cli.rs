@@ -436,6 +436,53 @@ fn in_place_through_a_symlink() {
     assert_eq!(d.others(&[]).len(), 2, "no temporary files left behind");
 }
 
+/// An output that is a dangling link is written through (created where the link points, as a
+/// shell redirection would), through a chain of links too; one whose target folder does not
+/// exist is an error naming the link and the folder, and nothing is written.
+#[test]
+fn output_through_a_dangling_symlink() {
+    let d = Dir::new();
+    let keys: Vec<u32> = words(300, 10).iter().map(|&x| x as u32).collect();
+    let input = d.npy("in.npy", keys.clone());
+    let mut want = keys;
+    want.sort();
+    // link.npy -> hop.npy -> out.npy (relative, not there yet).
+    let link = d.path("link.npy");
+    std::os::unix::fs::symlink("hop.npy", &link).expect("symlink");
+    std::os::unix::fs::symlink("out.npy", d.path("hop.npy")).expect("symlink");
+    ok(&["sort", s(&input), "-o", s(&link)]);
+    assert_eq!(
+        read::<u32>(&d.path("out.npy"), None),
+        want,
+        "the link's target"
+    );
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .expect("link")
+            .file_type()
+            .is_symlink(),
+        "the link was replaced by a file"
+    );
+    // A link into a folder that does not exist.
+    let bad = d.path("bad.npy");
+    std::os::unix::fs::symlink("no-such-folder/x.npy", &bad).expect("symlink");
+    let err = fails(&["sort", s(&input), "-o", s(&bad)], "does not exist");
+    assert!(
+        err.contains("bad.npy") && err.contains("no-such-folder"),
+        "{err}"
+    );
+    assert!(!d.path("no-such-folder").exists());
+    let mut names: Vec<String> = std::fs::read_dir(d.path("."))
+        .expect("list")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["bad.npy", "hop.npy", "in.npy", "link.npy", "out.npy"]
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // hist
 

@@ -459,15 +459,49 @@ fn write_atomic(path: &Path, parts: &[&[u8]]) -> Result<()> {
     stage(path, parts)?.persist()
 }
 
+/// The file an output path names: `path` itself, or for a symbolic link the path it finally
+/// points to, which need not exist yet (a dangling link is written through, as a shell
+/// redirection would: the file is created where the link points, when that folder exists).
+fn output_target(path: &Path) -> Result<PathBuf> {
+    let mut p = path.to_path_buf();
+    // Linux gives up after 40 links too (ELOOP).
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&p) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let to = std::fs::read_link(&p).map_err(|e| Error::io(path, e))?;
+                p = match p.parent() {
+                    Some(dir) if to.is_relative() => dir.join(to),
+                    _ => to,
+                };
+            }
+            _ => {
+                if p != path {
+                    let dir = match p.parent() {
+                        Some(d) if !d.as_os_str().is_empty() => d,
+                        _ => Path::new("."),
+                    };
+                    if !dir.is_dir() {
+                        return Err(Error::format(
+                            path,
+                            format!(
+                                "is a symbolic link to {}, whose folder {} does not exist",
+                                p.display(),
+                                dir.display()
+                            ),
+                        ));
+                    }
+                }
+                return Ok(p);
+            }
+        }
+    }
+    Err(Error::format(path, "too many levels of symbolic links"))
+}
+
 /// Writes `parts` to a temporary file in `path`'s folder, to be renamed over `path` (over the
 /// file a symbolic link points to, for a link).
 fn stage(path: &Path, parts: &[&[u8]]) -> Result<Staged> {
-    let path = match std::fs::symlink_metadata(path) {
-        Ok(m) if m.file_type().is_symlink() => {
-            std::fs::canonicalize(path).map_err(|e| Error::io(path, e))?
-        }
-        _ => path.to_path_buf(),
-    };
+    let path = output_target(path)?;
     let path = path.as_path();
     let dir: PathBuf = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
