@@ -415,6 +415,16 @@ fn an_interrupted_run_leaves_no_temporary_file() {
     }
 }
 
+fn assert_still_a_link(link: &Path) {
+    assert!(
+        std::fs::symlink_metadata(link)
+            .expect("link")
+            .file_type()
+            .is_symlink(),
+        "the link was replaced by a file"
+    );
+}
+
 #[test]
 fn in_place_through_a_symlink() {
     let d = Dir::new();
@@ -423,13 +433,7 @@ fn in_place_through_a_symlink() {
     let link = d.path("link.npy");
     std::os::unix::fs::symlink(&target, &link).expect("symlink");
     ok(&["sort", s(&link), "--in-place"]);
-    assert!(
-        std::fs::symlink_metadata(&link)
-            .expect("link")
-            .file_type()
-            .is_symlink(),
-        "the link was replaced by a file"
-    );
+    assert_still_a_link(&link);
     let mut want = keys;
     want.sort();
     assert_eq!(read::<u32>(&target, None), want, "the link's target");
@@ -456,13 +460,7 @@ fn output_through_a_dangling_symlink() {
         want,
         "the link's target"
     );
-    assert!(
-        std::fs::symlink_metadata(&link)
-            .expect("link")
-            .file_type()
-            .is_symlink(),
-        "the link was replaced by a file"
-    );
+    assert_still_a_link(&link);
     // A link into a folder that does not exist.
     let bad = d.path("bad.npy");
     std::os::unix::fs::symlink("no-such-folder/x.npy", &bad).expect("symlink");
