@@ -459,6 +459,14 @@ fn write_atomic(path: &Path, parts: &[&[u8]]) -> Result<()> {
     stage(path, parts)?.persist()
 }
 
+/// The folder a file path is in (`.` for a bare file name).
+fn folder_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    }
+}
+
 /// The file an output path names: `path` itself, or for a symbolic link the path it finally
 /// points to, which need not exist yet (a dangling link is written through, as a shell
 /// redirection would: the file is created where the link points, when that folder exists).
@@ -476,10 +484,7 @@ fn output_target(path: &Path) -> Result<PathBuf> {
             }
             _ => {
                 if p != path {
-                    let dir = match p.parent() {
-                        Some(d) if !d.as_os_str().is_empty() => d,
-                        _ => Path::new("."),
-                    };
+                    let dir = folder_of(&p);
                     if !dir.is_dir() {
                         return Err(Error::format(
                             path,
@@ -503,17 +508,14 @@ fn output_target(path: &Path) -> Result<PathBuf> {
 fn stage(path: &Path, parts: &[&[u8]]) -> Result<Staged> {
     let path = output_target(path)?;
     let path = path.as_path();
-    let dir: PathBuf = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
+    let dir = folder_of(path);
     if path.is_dir() {
         return Err(Error::format(path, "is a directory; give a file name"));
     }
     let tmp = tempfile::Builder::new()
         .prefix(".histosort-")
         .suffix(".tmp")
-        .tempfile_in(&dir)
+        .tempfile_in(dir)
         .map_err(|e| Error::io(path, e))?;
     // Listed from here on, so that an interrupted write leaves no temporary file either.
     let mut staged = Staged::new(tmp, path.to_path_buf());
