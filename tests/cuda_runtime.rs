@@ -495,10 +495,8 @@ fn packed_pairs_tiles_orders_ranges_and_skips() {
         let p: Vec<u32> = e.argsort_as(input, o).unwrap();
         assert_eq!(p, reference::argsort::<K, u32>(input, o), "{what}: argsort");
     }
-    let tile = {
-        use histosort::tuning::cuda::{onesweep_default_shape, onesweep_long_min_keys};
-        onesweep_default_shape(8, 0, 0, onesweep_long_min_keys()).tile() as usize
-    };
+    // The passes' tile on this device (the H100's own, or the u64 keys' tile).
+    let tile = g.packed_shape(12 * 8192).tile() as usize;
     // The last pass's own tile (the default's, where this device holds it).
     let last = histosort::tuning::cuda::PACKED_LAST_SHAPE.tile() as usize;
     // Graph launches: the multi-kernel passes from just past the cluster sort's inputs.

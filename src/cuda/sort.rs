@@ -19,13 +19,13 @@ use crate::tuning::cuda::{
     cluster_sort_threads, hist_one_read, hybrid_local_items, hybrid_top_extra,
     onesweep_default_shapes, onesweep_fused_items, onesweep_hist_shape, onesweep_items,
     onesweep_narrow_shape, onesweep_pass_shape, onesweep_prefetch_ahead, onesweep_shape_override,
-    onesweep_values_late, packed_last_shape, rank_sort_limit, rank_sort_max, ClusterShape,
-    OnesweepShape, CLUSTER_SORT_BLOCKS, CLUSTER_SORT_ITEMS, CLUSTER_SORT_THREADS,
+    onesweep_values_late, packed_last_shape, packed_pass_shape, rank_sort_limit, rank_sort_max,
+    ClusterShape, OnesweepShape, CLUSTER_SORT_BLOCKS, CLUSTER_SORT_ITEMS, CLUSTER_SORT_THREADS,
     ELEMENTWISE_THREADS, HYBRID_FILL_16THS, HYBRID_LOCAL_MIN_BLOCKS, HYBRID_LOCAL_THREADS,
     HYBRID_TIE_RUN_MAX, HYBRID_TOP_BITS, ONESWEEP_FREE_RANK_SKEW, ONESWEEP_FUSED_ITEMS,
     ONESWEEP_FUSED_MAX, ONESWEEP_HIST_LANES_PASSES, ONESWEEP_LOOKBACK, ONESWEEP_RADIX_BITS,
-    ONESWEEP_RANK_BALLOT, ONESWEEP_SKIP_MIN, ONESWEEP_THREADS, RANK_SORT_THREADS,
-    SM90_SHARED_PER_BLOCK_OPTIN, SM90_SHARED_PER_SM, THREE_PHASE_DIGIT_BITS,
+    ONESWEEP_RANK_BALLOT, ONESWEEP_SKIP_MIN, ONESWEEP_THREADS, PACKED_PASS_SHAPE_H100,
+    RANK_SORT_THREADS, SM90_SHARED_PER_BLOCK_OPTIN, SM90_SHARED_PER_SM, THREE_PHASE_DIGIT_BITS,
     THREE_PHASE_DIGIT_WIDTHS, THREE_PHASE_ITEMS, THREE_PHASE_THREADS, THREE_PHASE_TILE,
 };
 
@@ -253,8 +253,11 @@ pub fn all_sort_specs() -> Vec<ModuleSpec> {
                 Some(s) => vec![s],
                 None => onesweep_default_shapes(8, 0),
             };
-            if !shapes.contains(&onesweep_narrow_shape(8, 0)) {
-                shapes.push(onesweep_narrow_shape(8, 0));
+            // The u64 keys' narrow fallback and the H100's tile.
+            for s in [onesweep_narrow_shape(8, 0), PACKED_PASS_SHAPE_H100] {
+                if !shapes.contains(&s) {
+                    shapes.push(s);
+                }
             }
             // The last pass's wider tile, where sm_90's shared memory holds it.
             if let Some(ls) = packed_last_shape(SM90_SHARED_PER_BLOCK_OPTIN, SM90_SHARED_PER_SM) {
@@ -672,6 +675,16 @@ impl CudaBackend {
         )
     }
 
+    /// The tile of packed pairs' passes (all but the last) on this device for `n` elements.
+    pub fn packed_shape(&self, n: u64) -> OnesweepShape {
+        packed_pass_shape(
+            &self.info.name,
+            n,
+            self.info.shared_per_block_optin,
+            self.info.shared_per_sm,
+        )
+    }
+
     fn make_onesweep(&self, key: &PlanKey) -> Result<Onesweep> {
         let n = key.n;
         // Counts of 30 bits fit the 32-bit status words below 2^30 keys.
@@ -740,7 +753,7 @@ impl CudaBackend {
             && hybrid.is_none()
             && self.packed_min().is_some_and(|m| n >= m);
         let packed_pass = if packed {
-            let s = self.onesweep_shape(DType::U64, 0, n as u64);
+            let s = self.packed_shape(n as u64);
             Some((packed_spec(key.key, status_bits, s)?, s))
         } else {
             None

@@ -714,6 +714,48 @@ pub const PACKED_LAST_SHAPE: OnesweepShape = OnesweepShape {
     min_blocks: 2,
 };
 
+/// The tile of packed pairs' passes (all but the last) on an H100: 384 threads of 18 elements
+/// (6912), 2 blocks per SM, where the H200 keeps the u64 keys' [`ONESWEEP_WIDE_U64_SHAPE`]
+/// (5632). With ~70% of the H200's DRAM bandwidth and the same SMs, the H100's passes favour a
+/// wider tile (fewer look-back steps and longer runs per digit on the way out); the H200 did
+/// not (session 24, run 6: 384x20x2 cost each middle pass 15-20 us more than the u64 tile).
+/// H100 80GB HBM3, session 33 (`bench peers --no-cub`, medians, ms, u32/u32 pairs 2^24 / 2^26
+/// / 2^28; the u64 tile run first and last of each run, six rows within 0.5%): **256x22x3
+/// 0.591-0.596 / 2.267-2.280 / 8.753-8.764**, 384x16x2 0.584 / 2.221 / 8.611, **384x18x2 0.579
+/// / 2.195 / 8.482**, 384x20x2 0.581-0.585 / 2.206-2.225 / 8.505-8.520, 384x22x2 0.587-0.590 /
+/// 2.227-2.230 / 8.574-8.578, 384x24x2 0.599 / 2.248 / 8.696, 384x28x2 0.758 / 2.806 /
+/// 10.904, 256x20x3 0.596 / 2.294 / 8.820, 384x16x3 0.724 / 2.803 / 10.941.
+pub const PACKED_PASS_SHAPE_H100: OnesweepShape = OnesweepShape {
+    threads: 384,
+    items: 18,
+    min_blocks: 2,
+};
+
+/// Whether the device named `device_name` takes the H100's tiles ([`PACKED_PASS_SHAPE_H100`]):
+/// every H100 (SXM, PCIe, NVL: the same chip with at most the SXM's bandwidth), not the H200
+/// or the GH200, whose tiles were tuned on the H200.
+pub fn is_h100(device_name: &str) -> bool {
+    device_name.contains("H100")
+}
+
+/// The tile of packed pairs' passes for `n` elements on the device named `device_name`:
+/// `HISTOSORT_ONESWEEP_SHAPE` where it is set, [`PACKED_PASS_SHAPE_H100`] on an H100 that holds
+/// it, else the u64 keys' tile ([`onesweep_pass_shape`] for 8-byte keys).
+pub fn packed_pass_shape(
+    device_name: &str,
+    n: u64,
+    shared_optin: u32,
+    shared_per_sm: u32,
+) -> OnesweepShape {
+    if let Some(s) = onesweep_shape_override() {
+        return s;
+    }
+    if is_h100(device_name) && PACKED_PASS_SHAPE_H100.fits(8, 0, shared_optin, shared_per_sm) {
+        return PACKED_PASS_SHAPE_H100;
+    }
+    onesweep_pass_shape(8, 0, n, shared_optin, shared_per_sm)
+}
+
 /// The tile of packed pairs' last pass on a device with `shared_optin` bytes of shared memory
 /// per block and `shared_per_sm` per SM: `HISTOSORT_PACKED_LAST_SHAPE` if set, else
 /// [`PACKED_LAST_SHAPE`] where its blocks fit, else `None` (the last pass keeps the other
@@ -1561,6 +1603,38 @@ mod tests {
                     "{kb}/{vb} bytes, {n} keys, {optin} per block, {per_sm} per SM"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn packed_passes_take_the_h100_tile_on_an_h100_only() {
+        if std::env::var_os("HISTOSORT_ONESWEEP_SHAPE").is_some() {
+            return;
+        }
+        let h200 = (SM90_SHARED_PER_BLOCK_OPTIN, SM90_SHARED_PER_SM);
+        let a100 = (163 * 1024, 164 * 1024);
+        let n = 1 << 24;
+        // Narrower than the last pass's tile (the last pass may take no more tiles than the
+        // passes before it), and 2 blocks fit an SM of either sm_90 card.
+        assert!(PACKED_PASS_SHAPE_H100.tile() < PACKED_LAST_SHAPE.tile());
+        for (name, (optin, per_sm), want) in [
+            ("NVIDIA H100 80GB HBM3", h200, PACKED_PASS_SHAPE_H100),
+            ("NVIDIA H100 PCIe", h200, PACKED_PASS_SHAPE_H100),
+            ("NVIDIA H200", h200, ONESWEEP_WIDE_U64_SHAPE),
+            ("NVIDIA GH200 480GB", h200, ONESWEEP_WIDE_U64_SHAPE),
+            (
+                "NVIDIA A100-SXM4-80GB",
+                a100,
+                onesweep_pass_shape(8, 0, n, a100.0, a100.1),
+            ),
+            // An H100 whose shared memory could not hold it: the u64 keys' choice.
+            (
+                "NVIDIA H100 80GB HBM3",
+                (99 * 1024, 100 * 1024),
+                onesweep_narrow_shape(8, 0),
+            ),
+        ] {
+            assert_eq!(packed_pass_shape(name, n, optin, per_sm), want, "{name}");
         }
     }
 
