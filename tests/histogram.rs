@@ -750,3 +750,248 @@ fn u16_and_channel_histograms_refuse_bad_requests() {
         }
     }
 }
+
+/// A float sample type for the exact-arithmetic oracle: its finite values as `m * 2^e` with an
+/// integer `m`, its precision, and the documented binning emulated in wider arithmetic.
+trait ExactFloat: TestSample + Into<f64> {
+    /// Mantissa bits, the implicit one included (24, 53).
+    const PRECISION: i32;
+    /// `(m, e)` with `self == m * 2^e` exactly (`m` signed; finite values only).
+    fn parts(self) -> (i128, i32);
+    /// The next float towards +infinity (finite, non-maximal values).
+    fn up(self) -> Self;
+    /// The next float towards -infinity.
+    fn down(self) -> Self;
+    fn from_f64(x: f64) -> Self;
+    /// The documented bin (`min(bins - 1, floor((x - lower) * scale))`, `scale = bins /
+    /// (upper - lower)`, each operation rounded to this type), computed without `EvenBin` by
+    /// doing each operation in f64 and rounding it to this type (f64 has more than twice f32's
+    /// precision plus two bits, so that double rounding is exact); `None` where it has no
+    /// such emulation (f64). For samples within `[lower, upper)` only.
+    fn emulated_bin(x: Self, lo: Self, hi: Self, bins: usize) -> Option<usize>;
+}
+
+macro_rules! exact_float {
+    ($t:ty, $bits:ty, $prec:expr, $emul:expr) => {
+        impl ExactFloat for $t {
+            const PRECISION: i32 = $prec;
+            fn parts(self) -> (i128, i32) {
+                assert!(self.is_finite(), "{self:?} is not finite");
+                let b = self.to_bits();
+                let width = <$bits>::BITS as i32;
+                let frac_bits = $prec - 1;
+                let exp_bits = width - 1 - frac_bits;
+                let bias = (1 << (exp_bits - 1)) - 1;
+                let raw_e = ((b >> frac_bits) & ((1 << exp_bits) - 1)) as i32;
+                let frac = (b & ((1 << frac_bits) - 1)) as i128;
+                let (m, e) = if raw_e == 0 {
+                    (frac, 1 - bias - frac_bits)
+                } else {
+                    (frac | (1 << frac_bits), raw_e - bias - frac_bits)
+                };
+                (if b >> (width - 1) == 1 { -m } else { m }, e)
+            }
+            fn up(self) -> Self {
+                if self == 0.0 {
+                    <$t>::from_bits(1)
+                } else if self > 0.0 {
+                    <$t>::from_bits(self.to_bits() + 1)
+                } else {
+                    <$t>::from_bits(self.to_bits() - 1)
+                }
+            }
+            fn down(self) -> Self {
+                -(-self).up()
+            }
+            fn from_f64(x: f64) -> Self {
+                x as $t
+            }
+            fn emulated_bin(x: Self, lo: Self, hi: Self, bins: usize) -> Option<usize> {
+                $emul(x, lo, hi, bins)
+            }
+        }
+    };
+}
+exact_float!(f32, u32, 24, |x: f32, lo: f32, hi: f32, bins: usize| {
+    let r = |v: f64| v as f32 as f64;
+    let d = r(x as f64 - lo as f64);
+    let scale = r(r(bins as f64) / r(hi as f64 - lo as f64));
+    let p = r(d * scale);
+    Some((p.floor() as usize).min(bins - 1))
+});
+exact_float!(f64, u64, 53, |_: f64, _: f64, _: f64, _: usize| None);
+
+/// The bin of `x` in `bins` even bins over `[lo, hi)` by integer arithmetic,
+/// `floor((x - lo) * bins / (hi - lo))`, with the distance of that quotient to the nearest
+/// integer as a fraction of a bin. The three values are put on one scale of 2^-k in 128 bits:
+/// exact where their exponents lie within 100 bits of each other; beyond that, bits more than
+/// 2^100 below the largest are dropped, which moves the quotient by less than 2^-80 of a bin.
+fn exact_bin<T: ExactFloat>(x: T, lo: T, hi: T, bins: usize) -> (usize, f64) {
+    assert!(bins < 1 << 20, "the scale leaves 20 bits for the bin count");
+    let ps = [x.parts(), lo.parts(), hi.parts()];
+    let nonzero = || ps.iter().filter(|(m, _)| *m != 0);
+    let len = |m: i128| 128 - m.unsigned_abs().leading_zeros() as i32;
+    let top = nonzero().map(|&(m, e)| e + len(m)).max().expect("lo < hi");
+    let unit = nonzero().map(|&(_, e)| e).min().unwrap().max(top - 100);
+    let scaled = |(m, e): (i128, i32)| {
+        if e >= unit {
+            m << (e - unit)
+        } else {
+            m >> (unit - e).min(127)
+        }
+    };
+    let [sx, sl, sh] = ps.map(scaled);
+    let num = (sx - sl) * bins as i128;
+    let den = sh - sl;
+    let (q, r) = (num / den, num % den);
+    let frac = r as f64 / den as f64;
+    (q as usize, frac.min(1.0 - frac))
+}
+
+/// Even float bins against arithmetic that shares nothing with `EvenBin`: each sample alone
+/// (around every bin edge, the range's ends, in between) through every engine and variant, its
+/// bin against the exact quotient `floor((x - lower) * bins / (upper - lower))` (equal, or one
+/// away where the quotient lies within the float formula's rounding error of a bin edge, and
+/// on the side of that edge), and for f32 equal to the documented IEEE formula emulated in
+/// f64; then whole arrays of those samples bin by bin against the emulation.
+fn even_float_bins_exact<T: ExactFloat>(ranges: &[(f64, f64, usize)]) {
+    let f = Failures::new();
+    for (ri, &(lo, hi, bins)) in ranges.iter().enumerate() {
+        let (lo, hi) = (T::from_f64(lo), T::from_f64(hi));
+        let (lo64, hi64): (f64, f64) = (lo.into(), hi.into());
+        // Each bin edge lo + k (hi - lo) / bins rounded, two floats either side of it, for a
+        // spread of k; random samples in and around the range; the range's ends.
+        let mut rng = Rng::new(ri as u64 + 5);
+        let mut xs = vec![lo, lo.up(), lo.down(), hi, hi.down(), hi.up()];
+        for i in 0..64 {
+            let k = if i < 16 {
+                i as u64
+            } else {
+                rng.below(bins as u64 + 1)
+            };
+            let edge = T::from_f64(lo64 + (hi64 - lo64) * k as f64 / bins as f64);
+            xs.extend([
+                edge,
+                edge.up(),
+                edge.up().up(),
+                edge.down(),
+                edge.down().down(),
+            ]);
+        }
+        xs.extend((0..64).map(|_| T::lerp(lo, hi, rng.unit_f64() * 1.2 - 0.1)));
+        // Every sample alone, then (f32) the array against the emulation's counts.
+        let mut emulated_all = vec![0u64; bins];
+        for &x in &xs {
+            let inside = x >= lo && x < hi;
+            let exact = inside.then(|| exact_bin(x, lo, hi, bins));
+            let emulated = if inside {
+                T::emulated_bin(x, lo, hi, bins)
+            } else {
+                None
+            };
+            if let Some(b) = emulated {
+                emulated_all[b] += 1;
+            }
+            for e in &engines() {
+                for a in bins_histogram_variants(e) {
+                    let what = format!(
+                        "{} {a}: {} x={x:?} in {bins} bins over [{lo:?}, {hi:?})",
+                        engine_name(e),
+                        <T as Sample>::DTYPE
+                    );
+                    f.checked();
+                    let h = match e.histogram_even(&[x], bins, lo, hi, a) {
+                        Ok(h) => h,
+                        Err(err) => {
+                            f.fail(format!("{what}: {err}"));
+                            continue;
+                        }
+                    };
+                    let got: Vec<usize> = (0..bins).filter(|&b| h[b] != 0).collect();
+                    let total: u64 = h.iter().sum();
+                    match exact {
+                        None if total != 0 => f.fail(format!("{what}: counted in {got:?}")),
+                        None => {}
+                        Some(_) if total != 1 || got.len() != 1 => {
+                            f.fail(format!("{what}: {total} counts in bins {got:?}"))
+                        }
+                        Some((b, dist)) => {
+                            let g = got[0];
+                            // Relative error of the three rounded operations and the scale's
+                            // two, with room to spare, in bins.
+                            let tol = bins as f64 * 8.0 * (-(T::PRECISION as f64)).exp2();
+                            let ok = g == b
+                                || (dist <= tol && g + 1 == b)
+                                || (dist <= tol && g == b + 1);
+                            if !ok {
+                                f.fail(format!(
+                                    "{what}: bin {g}, exact bin {b} (quotient {dist:.3e} of a bin \
+                                     from an edge, tolerance {tol:.3e})"
+                                ));
+                            }
+                            if let Some(m) = emulated.filter(|&m| m != g) {
+                                f.fail(format!("{what}: bin {g}, the IEEE formula gives {m}"));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // The whole array at once against the emulation's counts (f32).
+        if T::emulated_bin(lo, lo, hi, bins).is_some() {
+            for e in &engines() {
+                for a in bins_histogram_variants(e) {
+                    let case = Case::new(
+                        e,
+                        format!("{a} even bins={bins} range=[{lo:?}, {hi:?})"),
+                        <T as Sample>::DTYPE.name(),
+                        "bin edges",
+                        xs.len(),
+                    );
+                    f.checked();
+                    let r = e.histogram_even(&xs, bins, lo, hi, a);
+                    if let Some(h) = f.ok(&case, "histogram_even", r) {
+                        check_counts(
+                            &f,
+                            &case,
+                            "histogram_even (IEEE emulation)",
+                            &emulated_all,
+                            &h,
+                        );
+                    }
+                }
+            }
+        }
+    }
+    f.finish(&format!(
+        "even_float_bins_exact::<{}>",
+        <T as Sample>::DTYPE
+    ));
+}
+
+#[test]
+fn even_f32_bins_against_exact_arithmetic() {
+    even_float_bins_exact::<f32>(&[
+        (-1.0, 1.0, 7),
+        (-100.0, -10.0, 1000),
+        (0.0, 1.0, 256),
+        (-1e-30, 1e30, 5),
+        (1e-3, 2e-3, 2),
+        (-3.0, 0.5, 3),
+        (-1.0, 1.0, 100_000),
+        (1000.0, 1000.5, 17),
+        (0.1, 0.7, 3),
+    ]);
+}
+
+#[test]
+fn even_f64_bins_against_exact_arithmetic() {
+    even_float_bins_exact::<f64>(&[
+        (-1.0, 1.0, 7),
+        (-100.0, -10.0, 1000),
+        (0.0, 1.0, 256),
+        (0.1, 0.7, 3),
+        (-1.0, 1.0, 100_000),
+        (1e6, 1e6 + 0.5, 17),
+    ]);
+}
