@@ -2,7 +2,7 @@
 # Session 34 run 1: the H100's own tile for packed pairs' passes (384x18x2, new default on cards
 # named H100): correctness (the packed test, under compute-sanitizer too, and the pairs suite),
 # then u32/u32 pairs with CUB in the same run, the new default against the u64 tile (256x22x3)
-# at 2^21 to 2^28, defaults first and last.
+# at 2^21 to 2^28, defaults first and last. Also the new float-binning oracle test on the GPU.
 cd "$(dirname "$0")/../../.."
 bash bench/results/2026-12-06-s34/unpack.sh
 D=$PWD/.device
@@ -14,6 +14,8 @@ CMD=($D/tests/cuda_runtime --test-threads 1 --exact packed_pairs_tiles_orders_ra
 t packed-test 120 X=1
 CMD=($D/tests/pairs)
 t pairs-suite 120 X=1
+CMD=($D/tests/histogram exact)
+t hist-exact 120 X=1
 CMD=(compute-sanitizer --tool memcheck --error-exitcode 9 $D/tests/cuda_runtime --test-threads 1 --exact packed_pairs_tiles_orders_ranges_and_skips)
 t packed-memcheck 200 X=1
 pk() {
