@@ -327,7 +327,7 @@ impl CudaBackend {
     pub fn describe(&self) -> String {
         let i = &self.info;
         format!(
-            "cuda:{} {} (sm_{}{}, {} SMs, driver {}, NVRTC {}.{}, kernels as {})",
+            "cuda:{} {} (sm_{}{}, {} SMs, driver {}, NVRTC {}.{}, kernels as {}{})",
             i.ordinal,
             i.name,
             i.compute_capability.0,
@@ -336,7 +336,13 @@ impl CudaBackend {
             i.driver_version_string(),
             i.nvrtc_version.0,
             i.nvrtc_version.1,
-            i.target
+            i.target,
+            // The tiles tuned on this card rather than the H200 (tuning::cuda).
+            if crate::tuning::cuda::is_h100(&i.name) {
+                ", H100 tiles"
+            } else {
+                ""
+            }
         )
     }
 
