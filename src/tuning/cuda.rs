@@ -747,13 +747,12 @@ pub fn packed_pass_shape(
     shared_optin: u32,
     shared_per_sm: u32,
 ) -> OnesweepShape {
-    if let Some(s) = onesweep_shape_override() {
-        return s;
+    let h100 = PACKED_PASS_SHAPE_H100;
+    match onesweep_shape_override() {
+        Some(s) => s,
+        None if is_h100(device_name) && h100.fits(8, 0, shared_optin, shared_per_sm) => h100,
+        None => onesweep_pass_shape(8, 0, n, shared_optin, shared_per_sm),
     }
-    if is_h100(device_name) && PACKED_PASS_SHAPE_H100.fits(8, 0, shared_optin, shared_per_sm) {
-        return PACKED_PASS_SHAPE_H100;
-    }
-    onesweep_pass_shape(8, 0, n, shared_optin, shared_per_sm)
 }
 
 /// The tile of packed pairs' last pass on a device with `shared_optin` bytes of shared memory
