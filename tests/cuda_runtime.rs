@@ -452,6 +452,7 @@ fn onesweep_tiles_orders_bit_ranges_and_pairs() {
 /// ranges of 2 and 3 passes, payloads of three 4-byte types (stability through an index
 /// payload), argsort, keys that skip the first pass's digit or later ones, all equal; every
 /// result against the reference, and the backend's counter says that the packed passes ran.
+/// On a device whose long inputs take a tile of their own (an H100), around its boundaries too.
 #[test]
 fn packed_pairs_tiles_orders_ranges_and_skips() {
     let Some(e) = gpu() else { return };
@@ -495,7 +496,7 @@ fn packed_pairs_tiles_orders_ranges_and_skips() {
         let p: Vec<u32> = e.argsort_as(input, o).unwrap();
         assert_eq!(p, reference::argsort::<K, u32>(input, o), "{what}: argsort");
     }
-    // The passes' tile on this device (the H100's own, or the u64 keys' tile).
+    // The passes' tile on this device at these lengths (the u64 keys' tile).
     let tile = g.packed_shape(12 * 8192).tile() as usize;
     // The last pass's own tile (the default's, where this device holds it).
     let last = histosort::tuning::cuda::PACKED_LAST_SHAPE.tile() as usize;
@@ -578,6 +579,27 @@ fn packed_pairs_tiles_orders_ranges_and_skips() {
         13 * 4,
         "plain sorts took the packed passes"
     );
+    // Where long inputs take a tile of their own (an H100's), its boundaries there too.
+    let long = histosort::tuning::cuda::PACKED_H100_MIN as usize;
+    let long_tile = g.packed_shape(long as u64).tile() as usize;
+    if long_tile != tile {
+        let k = long.div_ceil(long_tile) + 1;
+        let before = g.packed_runs();
+        for n in [k * long_tile - 1, k * long_tile, k * long_tile + 1] {
+            run::<u32>(&e, &keys::<u32>(n, 47), &os, "random");
+            run::<f32>(
+                &e,
+                &keys::<f32>(n, 48),
+                &os.clone().descending(),
+                "random bits",
+            );
+        }
+        assert_eq!(
+            g.packed_runs() - before,
+            6 * 4,
+            "long sorts took the packed passes"
+        );
+    }
 }
 
 /// Small sorts: the counting sort up to its largest input and just past it, and the single

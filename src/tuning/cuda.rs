@@ -725,11 +725,18 @@ pub const PACKED_LAST_SHAPE: OnesweepShape = OnesweepShape {
 /// / 2.195 / 8.482**, 384x20x2 0.581-0.585 / 2.206-2.225 / 8.505-8.520, 384x22x2 0.587-0.590 /
 /// 2.227-2.230 / 8.574-8.578, 384x24x2 0.599 / 2.248 / 8.696, 384x28x2 0.758 / 2.806 /
 /// 10.904, 256x20x3 0.596 / 2.294 / 8.820, 384x16x3 0.724 / 2.803 / 10.941.
+/// Session 34 (run 1, with CUB in the same run; medians, ms, 2^21 / 2^22 / 2^23 / 2^24 / 2^26 /
+/// 2^28): 384x18x2 0.111-0.113 / 0.181-0.187 / 0.318-0.320 / 0.578-0.585 / 2.202-2.211 /
+/// 8.473-8.498, 256x22x3 **0.0997** / 0.186 / 0.318 / 0.592 / 2.257 / 8.730: 12% slower at
+/// 2^21 (304 tiles on 264 resident blocks against 373 on 396), level at 2^22 and 2^23, so it
+/// starts at [`PACKED_H100_MIN`].
 pub const PACKED_PASS_SHAPE_H100: OnesweepShape = OnesweepShape {
     threads: 384,
     items: 18,
     min_blocks: 2,
 };
+/// The shortest packed pair sort that takes [`PACKED_PASS_SHAPE_H100`] on an H100.
+pub const PACKED_H100_MIN: u64 = 1 << 22;
 
 /// Whether the device named `device_name` takes the H100's tiles ([`PACKED_PASS_SHAPE_H100`]):
 /// every H100 (SXM, PCIe, NVL: the same chip with at most the SXM's bandwidth), not the H200
@@ -740,7 +747,8 @@ pub fn is_h100(device_name: &str) -> bool {
 
 /// The tile of packed pairs' passes for `n` elements on the device named `device_name`:
 /// `HISTOSORT_ONESWEEP_SHAPE` where it is set, [`PACKED_PASS_SHAPE_H100`] on an H100 that holds
-/// it, else the u64 keys' tile ([`onesweep_pass_shape`] for 8-byte keys).
+/// it from [`PACKED_H100_MIN`] elements on, else the u64 keys' tile ([`onesweep_pass_shape`] for
+/// 8-byte keys).
 pub fn packed_pass_shape(
     device_name: &str,
     n: u64,
@@ -750,7 +758,12 @@ pub fn packed_pass_shape(
     let h100 = PACKED_PASS_SHAPE_H100;
     match onesweep_shape_override() {
         Some(s) => s,
-        None if is_h100(device_name) && h100.fits(8, 0, shared_optin, shared_per_sm) => h100,
+        None if is_h100(device_name)
+            && n >= PACKED_H100_MIN
+            && h100.fits(8, 0, shared_optin, shared_per_sm) =>
+        {
+            h100
+        }
         None => onesweep_pass_shape(8, 0, n, shared_optin, shared_per_sm),
     }
 }
@@ -1635,6 +1648,16 @@ mod tests {
         ] {
             assert_eq!(packed_pass_shape(name, n, optin, per_sm), want, "{name}");
         }
+        // Shorter inputs keep the u64 tile on an H100 too.
+        let h100 = "NVIDIA H100 80GB HBM3";
+        assert_eq!(
+            packed_pass_shape(h100, PACKED_H100_MIN - 1, h200.0, h200.1),
+            ONESWEEP_WIDE_U64_SHAPE
+        );
+        assert_eq!(
+            packed_pass_shape(h100, PACKED_H100_MIN, h200.0, h200.1),
+            PACKED_PASS_SHAPE_H100
+        );
     }
 
     #[test]
