@@ -729,7 +729,8 @@ pub const PACKED_LAST_SHAPE: OnesweepShape = OnesweepShape {
 /// 2^28): 384x18x2 0.111-0.113 / 0.181-0.187 / 0.318-0.320 / 0.578-0.585 / 2.202-2.211 /
 /// 8.473-8.498, 256x22x3 **0.0997** / 0.186 / 0.318 / 0.592 / 2.257 / 8.730: 12% slower at
 /// 2^21 (304 tiles on 264 resident blocks against 373 on 396), level at 2^22 and 2^23, so it
-/// starts at [`PACKED_H100_MIN`].
+/// starts at [`PACKED_H100_MIN`]. Run 2, from 2^22 on: 2^24 / 2^26 / 2^28 0.581 / 2.218 /
+/// 8.572 against 0.597 / 2.293 / 8.869 on the u64 tile (CUB 0.617 / 2.209 / 8.687).
 pub const PACKED_PASS_SHAPE_H100: OnesweepShape = OnesweepShape {
     threads: 384,
     items: 18,
