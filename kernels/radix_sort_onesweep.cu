@@ -1026,6 +1026,9 @@ onesweep_pass_segmented(const key_t *__restrict__ keys_in, key_t *__restrict__ k
 static_assert(HYB_TIE_RUN_MAX < 64u, "a tie run's length fits its list entry");
 // HYB_TOP_BITS > 0 (a tuning override): the top sort takes the highest varying digits until
 // they hold this many varying bits, whatever the chunk's size.
+#ifndef HYB_BALANCE
+#define HYB_BALANCE 0
+#endif
 #ifndef HYB_TOP_BITS
 #define HYB_TOP_BITS 0u
 #endif
@@ -1178,10 +1181,19 @@ hybrid_local_sort(const key_t *__restrict__ keys_in, key_t *__restrict__ keys_ou
     const u32 valid = (u32)(end - start);  // <= HYBRID_LOCAL_CAP: checked by the host
     if (valid == 0) return;
     if (tid < 8) st.extra[tid] = tid == 2 || tid == 3 ? ~0u : 0u;
+#if HYB_BALANCE
+    // Warp w owns positions [w * per, (w + 1) * per), striped by lane, with `per` the fewest
+    // whole rounds that spread the chunk over every warp (a chunk half the block's size keeps
+    // every warp ranking instead of half of them); only its rounds that hold keys take part (the
+    // padding, all ones, fills the last one's tail and ranks after every key).
+    const u32 per = (valid + HYBRID_LOCAL_THREADS - 1) / HYBRID_LOCAL_THREADS * WARP_THREADS;
+#else
     // Warp w owns positions [w * WARP_ITEMS, (w + 1) * WARP_ITEMS), striped by lane; only its
     // rounds that hold keys take part (the padding, all ones, fills the last one's tail and
     // ranks after every key).
-    const u32 own = warp * HYBRID_LOCAL_WARP_ITEMS;
+    const u32 per = HYBRID_LOCAL_WARP_ITEMS;
+#endif
+    const u32 own = warp * per;
     const u32 rounds =
         valid > own ? min((u32)HYBRID_LOCAL_ITEMS, (valid - own + WARP_THREADS - 1) / WARP_THREADS)
                     : 0;
@@ -1249,6 +1261,8 @@ hybrid_local_sort(const key_t *__restrict__ keys_in, key_t *__restrict__ keys_ou
                             attempt == 0 && unstable != 0);
         if (digits == all) break;
         const u32 lo = hyb_digit_lo(__ffs(top) - 1, sort_bits);
+        // Ties are judged on the sort's bits only (packed pairs carry their values above them).
+        const key_t rk = (key_t)range;
         u32 *list = &st.warp_hist[0][0];
         // A run tied on the top digits needs sorting only if it mixes different keys (equal
         // keys are in input order already: the top sort is stable), so the work starts from
@@ -1257,13 +1271,13 @@ hybrid_local_sort(const key_t *__restrict__ keys_in, key_t *__restrict__ keys_ou
         // than HYB_TIE_RUN_MAX, sends the chunk through every digit. Runs of equal keys, the
         // usual runs of keys that repeat, cost one comparison per key.
         for (u32 p = 1 + tid; p < valid; p += HYBRID_LOCAL_THREADS) {
-            const key_t a = st.keys[p - 1], b = st.keys[p];
+            const key_t a = st.keys[p - 1] & rk, b = st.keys[p] & rk;
             const key_t x = b >> lo;
             if ((a >> lo) != x || a == b) continue;
             u32 s0 = p - 1;
             bool first = true;
-            while (s0 > 0 && p - s0 <= HYB_TIE_RUN_MAX && (st.keys[s0 - 1] >> lo) == x) {
-                if (st.keys[s0 - 1] != st.keys[s0]) {
+            while (s0 > 0 && p - s0 <= HYB_TIE_RUN_MAX && ((st.keys[s0 - 1] & rk) >> lo) == x) {
+                if ((st.keys[s0 - 1] & rk) != (st.keys[s0] & rk)) {
                     first = false;  // an earlier position of this run lists it
                     break;
                 }
@@ -1271,7 +1285,7 @@ hybrid_local_sort(const key_t *__restrict__ keys_in, key_t *__restrict__ keys_ou
             }
             if (!first) continue;
             u32 e = p + 1;
-            while (e < valid && e - s0 <= HYB_TIE_RUN_MAX && (st.keys[e] >> lo) == x) e++;
+            while (e < valid && e - s0 <= HYB_TIE_RUN_MAX && ((st.keys[e] & rk) >> lo) == x) e++;
             if (e - s0 > HYB_TIE_RUN_MAX) {
                 atomicOr(&st.extra[5], 1u);
             } else {
@@ -1326,9 +1340,16 @@ hybrid_local_sort(const key_t *__restrict__ keys_in, key_t *__restrict__ keys_ou
 #undef HYB_VALS_ARG
     // Out in one contiguous run, keys through the output transform.
     for (u32 p = tid; p < valid; p += HYBRID_LOCAL_THREADS) {
+#if PACKED
+        // Packed pairs: the key's image in the low half, the value in the high half.
+        const key_t e = st.keys[p];
+        reinterpret_cast<u32 *>(keys_out)[start + p] = packed_key_out((u32)e, desc);
+        reinterpret_cast<u32 *>(vals_out)[start + p] = (u32)(e >> 32);
+#else
         keys_out[start + p] = key_out(st.keys[p], desc);
 #if HAS_VALUES
         vals_out[start + p] = st.vals[p];
+#endif
 #endif
     }
 }
