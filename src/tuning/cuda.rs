@@ -597,6 +597,11 @@ pub const fn hybrid_local_items(key_bytes: u32, value_bytes: u32) -> u32 {
 /// runs for the threads to finish; past [`HYBRID_TIE_RUN_MAX`] a chunk ranks every digit.
 pub const HYBRID_TOP_EXTRA_BITS: u32 = 3;
 
+/// The in-bucket sort spreads a chunk's keys over every warp of its block (`HYB_BALANCE` 1)
+/// rather than filling warps in order (0): a chunk averages half a block
+/// ([`HYBRID_FILL_16THS`]), so in order the upper half of the warps hold no keys.
+pub const HYBRID_BALANCE: bool = false;
+
 /// A fixed number of varying bits for the in-bucket top sort (kernels/radix_sort_onesweep.cu,
 /// `HYB_TOP_BITS`) whatever the chunk's size, in place of log2(keys) + [`HYBRID_TOP_EXTRA_BITS`];
 /// 0: the latter. A tuning hook (`HISTOSORT_KERNEL_DEFINES=HYB_TOP_BITS=8`) for 32-bit keys,
