@@ -1053,6 +1053,10 @@ static_assert(HYB_TIE_RUN_MAX < 64u, "a tie run's length fits its list entry");
 #ifndef HYB_BALANCE
 #define HYB_BALANCE 0
 #endif
+// HYB_STAGE 1 (keys only, packed pairs too): the ranking stages each key as it goes.
+#ifndef HYB_STAGE
+#define HYB_STAGE 0
+#endif
 #ifndef HYB_TOP_BITS
 #define HYB_TOP_BITS 0u
 #endif
@@ -1146,7 +1150,14 @@ __device__ __forceinline__ void hybrid_local_passes(LocalStorage &st,
                 if (j < rounds && own + j * WARP_THREADS + lane >= valid)
                     pos[j] = atomicAdd(&st.warp_hist[warp][digit_of(k[j], shift, mask)], 1u);
         } else {
+#if HYB_STAGE && !HAS_VALUES
+            // Each key is staged as soon as it is ranked (every read of the staging area ended
+            // at the barrier above), so its position needs no register.
+            warp_rank<RADIX_BITS>(k, pos, st.warp_hist[warp], shift, mask, rounds, st.keys);
+            goto staged;
+#else
             warp_rank<RADIX_BITS>(k, pos, st.warp_hist[warp], shift, mask, rounds);
+#endif
         }
 #pragma unroll
         for (u32 j = 0; j < HYBRID_LOCAL_ITEMS; j++) {
@@ -1157,6 +1168,9 @@ __device__ __forceinline__ void hybrid_local_passes(LocalStorage &st,
 #endif
             }
         }
+#if HYB_STAGE && !HAS_VALUES
+    staged:
+#endif
         __syncthreads();
         first = false;
         if ((digits >> (d + 1)) != 0) {

@@ -23,6 +23,7 @@ build() {
 build pairs_b0 -DPROBE_PACKED=0 -DHYB_BALANCE=0 &
 build packed_b0 -DPROBE_PACKED=1 -DHYB_BALANCE=0 &
 build packed_b1 -DPROBE_PACKED=1 -DHYB_BALANCE=1 &
+build packed_b1_s1 -DPROBE_PACKED=1 -DHYB_BALANCE=1 -DHYB_STAGE=1 &
 build packed_b1_i12 -DPROBE_PACKED=1 -DHYB_BALANCE=1 -DHYBRID_LOCAL_ITEMS=12 -DHYBRID_LOCAL_MIN_BLOCKS=3 -DPROBE_FILL16=12 &
 t() { local l=$1 s=$2; shift 2; echo "-- $l ($SECONDS s)"; env "$@" timeout $s "${CMD[@]}" 2>&1 | grep -E "^test result|FAILED|panicked|failed|rror" | head -20; }
 CMD=($D/tests/cuda_runtime --test-threads 1 --exact hybrid_sort_takes_uniform_keys_and_falls_back_on_skew)
@@ -31,7 +32,7 @@ t hybrid-test-balanced 240 HISTOSORT_KERNEL_DEFINES=HYB_BALANCE=1
 wait
 echo "-- probe ($SECONDS s)"
 for lg in 26 28 24; do
-    for b in pairs_b0 packed_b0 packed_b1 packed_b1_i12; do
+    for b in pairs_b0 packed_b0 packed_b1 packed_b1_s1 packed_b1_i12; do
         echo "=== $b 2^$lg"
         timeout 100 $B/$b $lg 21 | head -16
     done
