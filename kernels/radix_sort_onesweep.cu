@@ -1233,8 +1233,7 @@ hybrid_local_sort(const key_t *__restrict__ keys_in, key_t *__restrict__ keys_ou
 #endif
     const u32 own = warp * per;
     const u32 rounds =
-        valid > own ? min((u32)HYBRID_LOCAL_ITEMS, (valid - own + WARP_THREADS - 1) / WARP_THREADS)
-                    : 0;
+        valid > own ? min(per / WARP_THREADS, (valid - own + WARP_THREADS - 1) / WARP_THREADS) : 0;
     key_t k[HYBRID_LOCAL_ITEMS];
 #if HAS_VALUES
     value_t v[HYBRID_LOCAL_ITEMS];

@@ -29,7 +29,7 @@ t() { local l=$1 s=$2; shift 2; echo "-- $l ($SECONDS s)"; env "$@" timeout $s "
 CMD=($D/tests/cuda_runtime --test-threads 1 --exact hybrid_sort_takes_uniform_keys_and_falls_back_on_skew)
 t hybrid-test 240 X=1
 t hybrid-test-balanced 240 HISTOSORT_KERNEL_DEFINES=HYB_BALANCE=1
-wait
+wait $(jobs -p)
 echo "-- probe ($SECONDS s)"
 for lg in 26 28 24; do
     for b in pairs_b0 packed_b0 packed_b1 packed_b1_s1 packed_b1_i12; do
