@@ -1523,6 +1523,9 @@ impl CudaBackend {
         if let Some(h) = os.hybrid.as_ref().filter(|h| !h.packed || os.packed) {
             let took = self.enqueue_hybrid(k, os, h, io)?;
             self.hybrid_runs[!took as usize].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if took && h.packed {
+                self.hybrid_runs[2].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
             if took {
                 return Ok(());
             }

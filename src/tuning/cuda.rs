@@ -652,7 +652,11 @@ pub fn free_rank() -> bool {
 
 /// The shortest input the hybrid sort takes, for keys of `key_bytes` bytes, keys only or with
 /// values (`pairs`, argsorts too) (`None`: never). `HISTOSORT_HYBRID_MIN` overrides it for every
-/// key size, with or without values (0 turns the hybrid off).
+/// key size, with or without values (0 turns the hybrid off). Pairs of 4-byte keys and 4-byte
+/// values (u32 argsorts too) that run packed take the packed hybrid (two packed MSD passes,
+/// then in-bucket sorts of the 8-byte elements: 52 bytes a pair against the packed LSD sort's
+/// 68); it is off by default like every 32-bit hybrid: correct on the H100 (session 35, the
+/// hybrid test), its speed not yet measured (bench/NOTES.md, session 35).
 pub fn hybrid_min(key_bytes: u32, pairs: bool) -> Option<usize> {
     static MIN: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
     match *MIN.get_or_init(|| env_tuning("HISTOSORT_HYBRID_MIN")) {

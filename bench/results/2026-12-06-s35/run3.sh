@@ -12,7 +12,7 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 pk() {
   local l=$1; shift
   echo "-- $l ($SECONDS s)"
-  env "$@" timeout 120 $D/histosort bench peers $NOCUB --sizes 2^22,2^24,2^26,2^28 --cases "sort-pairs u32" --json $OUT/$l.json 2>&1 | grep -E "^sort|rror|anic|bench on"
+  env "$@" timeout 90 $D/histosort bench peers $NOCUB --sizes 2^24,2^26,2^28 --cases "sort-pairs u32" --json $OUT/$l.json 2>&1 | grep -E "^sort|rror|anic|bench on"
 }
 NOCUB=
 pk p-lsd X=1
