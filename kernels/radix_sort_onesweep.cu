@@ -820,15 +820,17 @@ onesweep_fused(const key_t *keys_in, key_t *keys_out, const value_t *vals_in, va
 #define HYBRID_HIST_THREADS 1024
 // Word offsets in the hybrid's meta buffer (u32 words): the bucket counts (left zeroed by the
 // scan for the next sort), their exclusive scan, the top-8 offsets, the segmented pass's first
-// tile per top-8 bucket (257 words: the last is the tile count), the largest chunk, and the two
-// passes' tile counters.
+// tile per top-8 bucket (257 words: the last is the tile count), the largest chunk, the two
+// passes' tile counters, and the offsets of the next 8 bits (bits 16-23 of a 32-bit key) over
+// all the keys (packed pairs' MSD passes run in LSD order: those bits, then the top 8).
 #define HYB_COUNTS 0u
 #define HYB_OFFSETS 65536u
 #define HYB_TOP8 131072u
 #define HYB_TILE_START 131328u
 #define HYB_MAX_CHUNK 131585u
 #define HYB_COUNTERS 131586u
-#define HYB_WORDS 131588u
+#define HYB_MID8 131588u
+#define HYB_WORDS 131844u
 
 __device__ __forceinline__ u32 top16(key_t x) { return (u32)(x >> (KEY_BITS - 16)); }
 
@@ -886,7 +888,7 @@ hybrid_histogram16(const key_t *__restrict__ keys, u64 n, u32 *__restrict__ meta
 #define HYB_SCAN_THREADS 1024
 #define HYB_SCAN_PER (HYBRID_BUCKETS / HYB_SCAN_THREADS)
 extern "C" __global__ void __launch_bounds__(HYB_SCAN_THREADS, 1)
-hybrid_scan16(u32 *__restrict__ meta, u64 n, u32 tile, u32 chunk_log2) {
+hybrid_scan16(u32 *__restrict__ meta, u64 n, u32 tile, u32 chunk_log2, u32 mid8) {
     launch_dependents();
     grid_dependency_wait();
     __shared__ u32 s_ws[HYB_SCAN_THREADS / WARP_THREADS];
@@ -909,6 +911,28 @@ hybrid_scan16(u32 *__restrict__ meta, u64 n, u32 tile, u32 chunk_log2) {
     for (u32 j = 0; j < HYB_SCAN_PER; j++) sum += c[j];
     u32 total;
     u32 run = block_exclusive_scan_warps<HYB_SCAN_THREADS / WARP_THREADS>(sum, s_ws, total);
+    if (mid8) {
+        // The counts of the bucket's low 8 bits (the key's bits 16-23) over all the keys, and
+        // their exclusive scan: bucket t * 64 + j has low bits (t % 4) * 64 + j, and the lanes
+        // of a warp with the same t % 4 add up first (lanes 0-3 then hold the warp's sums).
+        __shared__ u32 s_col[256];
+        if (t < 256) s_col[t] = 0;
+        __syncthreads();
+        const u32 lane = lane_id();
+#pragma unroll
+        for (u32 j = 0; j < HYB_SCAN_PER; j++) {
+            u32 x = c[j];
+            x += __shfl_xor_sync(FULL_MASK, x, 4);
+            x += __shfl_xor_sync(FULL_MASK, x, 8);
+            x += __shfl_xor_sync(FULL_MASK, x, 16);
+            if (lane < 4) atomicAdd(&s_col[lane * HYB_SCAN_PER + j], x);
+        }
+        __syncthreads();
+        u32 all;
+        const u32 col = block_exclusive_scan_warps<HYB_SCAN_THREADS / WARP_THREADS>(
+            t < 256 ? s_col[t] : 0u, s_ws, all);
+        if (t < 256) meta[HYB_MID8 + t] = col;
+    }
     uint4 *ov = (uint4 *)(offsets + t * HYB_SCAN_PER);
     uint4 *zv = (uint4 *)(counts + t * HYB_SCAN_PER);
 #pragma unroll
@@ -1029,6 +1053,10 @@ static_assert(HYB_TIE_RUN_MAX < 64u, "a tie run's length fits its list entry");
 #ifndef HYB_BALANCE
 #define HYB_BALANCE 0
 #endif
+// HYB_STAGE 1 (keys only, packed pairs too): the ranking stages each key as it goes.
+#ifndef HYB_STAGE
+#define HYB_STAGE 0
+#endif
 #ifndef HYB_TOP_BITS
 #define HYB_TOP_BITS 0u
 #endif
@@ -1122,7 +1150,14 @@ __device__ __forceinline__ void hybrid_local_passes(LocalStorage &st,
                 if (j < rounds && own + j * WARP_THREADS + lane >= valid)
                     pos[j] = atomicAdd(&st.warp_hist[warp][digit_of(k[j], shift, mask)], 1u);
         } else {
+#if HYB_STAGE && !HAS_VALUES
+            // Each key is staged as soon as it is ranked (every read of the staging area ended
+            // at the barrier above), so its position needs no register.
+            warp_rank<RADIX_BITS>(k, pos, st.warp_hist[warp], shift, mask, rounds, st.keys);
+            goto staged;
+#else
             warp_rank<RADIX_BITS>(k, pos, st.warp_hist[warp], shift, mask, rounds);
+#endif
         }
 #pragma unroll
         for (u32 j = 0; j < HYBRID_LOCAL_ITEMS; j++) {
@@ -1133,6 +1168,9 @@ __device__ __forceinline__ void hybrid_local_passes(LocalStorage &st,
 #endif
             }
         }
+#if HYB_STAGE && !HAS_VALUES
+    staged:
+#endif
         __syncthreads();
         first = false;
         if ((digits >> (d + 1)) != 0) {
@@ -1195,8 +1233,7 @@ hybrid_local_sort(const key_t *__restrict__ keys_in, key_t *__restrict__ keys_ou
 #endif
     const u32 own = warp * per;
     const u32 rounds =
-        valid > own ? min((u32)HYBRID_LOCAL_ITEMS, (valid - own + WARP_THREADS - 1) / WARP_THREADS)
-                    : 0;
+        valid > own ? min(per / WARP_THREADS, (valid - own + WARP_THREADS - 1) / WARP_THREADS) : 0;
     key_t k[HYBRID_LOCAL_ITEMS];
 #if HAS_VALUES
     value_t v[HYBRID_LOCAL_ITEMS];

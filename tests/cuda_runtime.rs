@@ -1505,7 +1505,9 @@ fn byte_histogram_in_one_launch() {
 /// as pairs with 4-, 8- and 16-byte payloads (stability through the payloads, also with many
 /// equal keys per bucket), argsort, in place on the device, for signed and float keys of the
 /// width, and sorted keys. Skewed keys (reduced entropy, few distinct, all equal) send it to
-/// the LSD sort. Every result against the reference; the backend's counters say which path ran.
+/// the LSD sort. 4-byte keys with 4-byte values (and u32 argsorts) take the packed hybrid (packed
+/// MSD passes, in-bucket sorts of the packed elements). Every result against the reference; the
+/// backend's counters say which path ran.
 #[test]
 fn hybrid_sort_takes_uniform_keys_and_falls_back_on_skew() {
     let Some(e) = gpu() else { return };
@@ -1647,6 +1649,7 @@ where
     let sixteen: Vec<[u64; 2]> = (0..n as u64).map(|i| [i, !i]).collect();
     for o in [os.clone(), os.clone().descending()] {
         let b = g.hybrid_runs();
+        let packed_before = g.packed_hybrid_runs();
         sorts_like_reference(e, &input, &o, &format!("hybrid {what}"));
         pairs(e, &input, &idx, &o, &format!("hybrid {what}/u32"));
         pairs(e, &input, &wide, &o, &format!("hybrid {what}/u64"));
@@ -1668,6 +1671,14 @@ where
         assert!(
             took >= 5 && took + fell == 6,
             "{what} uniform keys {o:?}: {took} hybrid, {fell} LSD"
+        );
+        // 4-byte keys with 4-byte values run packed, and so does their hybrid: the pair sort
+        // with u32 values and the u32 argsort.
+        let packed = if U::DTYPE.size() == 4 { 2 } else { 0 };
+        assert_eq!(
+            g.packed_hybrid_runs() - packed_before,
+            packed,
+            "{what} {o:?}: sorts that took the packed hybrid"
         );
     }
     // Many equal keys inside uniform buckets: all but the top 20 bits cleared, payload = index.

@@ -116,9 +116,9 @@ pub struct CudaBackend {
     /// sm_90 or later device with kernels compiled for it, unless turned off
     /// ([`crate::tuning::cuda::chained_launches`]).
     chained: bool,
-    /// Sorts that took the hybrid path, and those whose bucket counts sent them to the LSD
-    /// sort instead (tests check which path ran).
-    hybrid_runs: [std::sync::atomic::AtomicU64; 2],
+    /// Sorts that took the hybrid path, those whose bucket counts sent them to the LSD sort
+    /// instead, and those of the first that took the packed hybrid (tests check which path ran).
+    hybrid_runs: [std::sync::atomic::AtomicU64; 3],
     /// The shortest input of the hybrid sort for 32- and 64-bit keys, keys only and with values
     /// (index `2 * (key_bytes == 8) + pairs`; 0: off), from
     /// [`crate::tuning::cuda::hybrid_min`]; tests lower it on their own backend.
@@ -309,6 +309,13 @@ impl CudaBackend {
             self.hybrid_runs[0].load(Relaxed),
             self.hybrid_runs[1].load(Relaxed),
         )
+    }
+
+    /// How many sorts so far took the packed hybrid (pairs of 4-byte keys and values, see
+    /// `tuning::cuda::hybrid_min`). For tests.
+    #[doc(hidden)]
+    pub fn packed_hybrid_runs(&self) -> u64 {
+        self.hybrid_runs[2].load(std::sync::atomic::Ordering::Relaxed)
     }
 
     pub fn info(&self) -> &DeviceInfo {

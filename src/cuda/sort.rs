@@ -21,12 +21,13 @@ use crate::tuning::cuda::{
     onesweep_narrow_shape, onesweep_pass_shape, onesweep_prefetch_ahead, onesweep_shape_override,
     onesweep_values_late, packed_last_shape, packed_pass_shape, rank_sort_limit, rank_sort_max,
     ClusterShape, OnesweepShape, CLUSTER_SORT_BLOCKS, CLUSTER_SORT_ITEMS, CLUSTER_SORT_THREADS,
-    ELEMENTWISE_THREADS, HYBRID_FILL_16THS, HYBRID_LOCAL_MIN_BLOCKS, HYBRID_LOCAL_THREADS,
-    HYBRID_TIE_RUN_MAX, HYBRID_TOP_BITS, ONESWEEP_FREE_RANK_SKEW, ONESWEEP_FUSED_ITEMS,
-    ONESWEEP_FUSED_MAX, ONESWEEP_HIST_LANES_PASSES, ONESWEEP_LOOKBACK, ONESWEEP_RADIX_BITS,
-    ONESWEEP_RANK_BALLOT, ONESWEEP_SKIP_MIN, ONESWEEP_THREADS, PACKED_PASS_SHAPE_H100,
-    RANK_SORT_THREADS, SM90_SHARED_PER_BLOCK_OPTIN, SM90_SHARED_PER_SM, THREE_PHASE_DIGIT_BITS,
-    THREE_PHASE_DIGIT_WIDTHS, THREE_PHASE_ITEMS, THREE_PHASE_THREADS, THREE_PHASE_TILE,
+    ELEMENTWISE_THREADS, HYBRID_BALANCE, HYBRID_FILL_16THS, HYBRID_LOCAL_MIN_BLOCKS,
+    HYBRID_LOCAL_THREADS, HYBRID_TIE_RUN_MAX, HYBRID_TOP_BITS, ONESWEEP_FREE_RANK_SKEW,
+    ONESWEEP_FUSED_ITEMS, ONESWEEP_FUSED_MAX, ONESWEEP_HIST_LANES_PASSES, ONESWEEP_LOOKBACK,
+    ONESWEEP_RADIX_BITS, ONESWEEP_RANK_BALLOT, ONESWEEP_SKIP_MIN, ONESWEEP_THREADS,
+    PACKED_PASS_SHAPE_H100, RANK_SORT_THREADS, SM90_SHARED_PER_BLOCK_OPTIN, SM90_SHARED_PER_SM,
+    THREE_PHASE_DIGIT_BITS, THREE_PHASE_DIGIT_WIDTHS, THREE_PHASE_ITEMS, THREE_PHASE_THREADS,
+    THREE_PHASE_TILE,
 };
 
 /// KEY_BITS and KEY_KIND of a key type, or why the GPU cannot sort it.
@@ -123,7 +124,8 @@ fn onesweep_specs(key: DType, value_bytes: u32, status_bits: u32) -> Result<Vec<
 const HYB_TOP8: usize = 131_072;
 const HYB_TILE_START: usize = 131_328;
 const HYB_COUNTERS: usize = 131_586;
-const HYB_WORDS: usize = 131_588;
+const HYB_MID8: usize = 131_588;
+const HYB_WORDS: usize = 131_844;
 /// Shared memory of the hybrid sort's bucket histogram (65536 16-bit counters).
 const HYB_HIST_SHARED: u32 = 65_536 * 2;
 const HYB_HIST_THREADS: u32 = 1024;
@@ -209,6 +211,7 @@ fn onesweep_spec_shape(
             .define("HYBRID_LOCAL_MIN_BLOCKS", HYBRID_LOCAL_MIN_BLOCKS)
             .define("HYBRID_LOCAL_SMEM_BYTES", bytes)
             .define("HYB_TOP_BITS", HYBRID_TOP_BITS)
+            .define("HYB_BALANCE", HYBRID_BALANCE as u32)
             .define("HYB_TIE_RUN_MAX", HYBRID_TIE_RUN_MAX)
     } else {
         spec
@@ -216,8 +219,14 @@ fn onesweep_spec_shape(
 }
 
 /// The pass kernel of packed pairs for 4-byte keys of type `key` (kernels/radix_sort_onesweep.cu,
-/// `PACKED`): the u64 keys-only module with the packed loads and stores.
-fn packed_spec(key: DType, status_bits: u32, shape: OnesweepShape) -> Result<ModuleSpec> {
+/// `PACKED`): the u64 keys-only module with the packed loads and stores; with `hybrid`, also the
+/// hybrid sort's in-bucket kernel for packed elements (32-bit status words only).
+fn packed_spec(
+    key: DType,
+    status_bits: u32,
+    shape: OnesweepShape,
+    hybrid: bool,
+) -> Result<ModuleSpec> {
     let (bits, kind) = key_defines(key)?;
     if bits != 32 {
         return Err(Error::Unsupported(format!(
@@ -225,7 +234,7 @@ fn packed_spec(key: DType, status_bits: u32, shape: OnesweepShape) -> Result<Mod
         )));
     }
     Ok(
-        onesweep_spec_shape(DType::U64, 0, status_bits, shape, false)?
+        onesweep_spec_shape(DType::U64, 0, status_bits, shape, hybrid)?
             .define("PACKED", 1)
             .define("PACKED_KIND", kind),
     )
@@ -266,8 +275,17 @@ pub fn all_sort_specs() -> Vec<ModuleSpec> {
                 }
             }
             for shape in shapes {
-                if let Ok(s) = packed_spec(d, sb, shape) {
+                if let Ok(s) = packed_spec(d, sb, shape, false) {
                     v.push(s);
+                }
+                // The packed hybrid's passes and in-bucket kernel (not the last pass's tile).
+                if sb == 32
+                    && Some(shape)
+                        != packed_last_shape(SM90_SHARED_PER_BLOCK_OPTIN, SM90_SHARED_PER_SM)
+                {
+                    if let Ok(s) = packed_spec(d, sb, shape, true) {
+                        v.push(s);
+                    }
                 }
             }
         }
@@ -456,6 +474,10 @@ struct Hybrid {
     scan: CudaFunction,
     segmented: CudaFunction,
     local: CudaFunction,
+    /// Packed pairs (4-byte keys and values): the MSD passes are the packed module's passes on
+    /// bits 16-23 and then 24-31, and `local` is that module's in-bucket kernel, which reads
+    /// the packed elements and writes the two output arrays.
+    packed: bool,
     /// The in-bucket kernel's keys per block and shared memory.
     cap: u32,
     local_shared: u32,
@@ -505,8 +527,8 @@ impl SortPlan {
     /// `single-launch` (the cooperative onesweep kernel), `passes` (the onesweep digit
     /// histogram and pass kernels), `packed passes` (the same, with 4-byte keys and values
     /// moved as one 8-byte element), `hybrid` (MSD passes, then in-bucket sorts; each sort whose
-    /// buckets are too uneven runs the passes instead), `three-phase`, or `identity` (an empty
-    /// bit range: a copy).
+    /// buckets are too uneven runs the passes instead), `packed hybrid` (the same for packed
+    /// pairs), `three-phase`, or `identity` (an empty bit range: a copy).
     pub fn path(&self) -> &'static str {
         match &self.design {
             Design::ThreePhase(_) => "three-phase",
@@ -514,6 +536,7 @@ impl SortPlan {
             Design::Onesweep(os) if os.rank.is_some() => "counting",
             Design::Onesweep(os) if os.cluster.is_some() => "cluster",
             Design::Onesweep(os) if os.fused.is_some() => "single-launch",
+            Design::Onesweep(os) if os.hybrid.as_ref().is_some_and(|h| h.packed) => "packed hybrid",
             Design::Onesweep(os) if os.hybrid.is_some() => "hybrid",
             Design::Onesweep(os) if os.packed => "packed passes",
             Design::Onesweep(_) => "passes",
@@ -750,11 +773,12 @@ impl CudaBackend {
             && rank.is_none()
             && cluster.is_none()
             && fused.is_none()
-            && hybrid.is_none()
+            && hybrid.as_ref().is_none_or(|h| h.packed)
             && self.packed_min().is_some_and(|m| n >= m);
         let packed_pass = if packed {
             let s = self.packed_shape(n as u64);
-            Some((packed_spec(key.key, status_bits, s)?, s))
+            let with_hybrid = hybrid.as_ref().is_some_and(|h| h.packed);
+            Some((packed_spec(key.key, status_bits, s, with_hybrid)?, s))
         } else {
             None
         };
@@ -770,7 +794,7 @@ impl CudaBackend {
             match packed_last_shape(self.info.shared_per_block_optin, self.info.shared_per_sm) {
                 Some(ls) if packed && ls.tile() > shape.tile() => {
                     let shared = ls.shared_bytes(8, 0);
-                    let spec = packed_spec(key.key, status_bits, ls)?;
+                    let spec = packed_spec(key.key, status_bits, ls, false)?;
                     Some(Box::new(LastPass {
                         pass: self.onesweep_pass_function(&spec, ls, shared)?,
                         shape: ls,
@@ -829,7 +853,14 @@ impl CudaBackend {
         pass_shared: u32,
     ) -> Result<Option<Box<Hybrid>>> {
         let kb = key.key.size() as u32;
-        let (cap, local_shared) = hybrid_local_shape(kb, key.value_bytes);
+        // Pairs that run packed take the packed hybrid: 8-byte elements through its kernels.
+        let packed =
+            kb == 4 && key.value_bytes == 4 && self.packed_min().is_some_and(|m| key.n >= m);
+        let (cap, local_shared) = if packed {
+            hybrid_local_shape(8, 0)
+        } else {
+            hybrid_local_shape(kb, key.value_bytes)
+        };
         if key.launch == LaunchMode::Graph
             || !has_hybrid(key.key, status_bits)
             || key.begin != 0
@@ -845,7 +876,15 @@ impl CudaBackend {
         allow_dynamic_shared(&histogram, HYB_HIST_SHARED, "hybrid_histogram16")?;
         let segmented = self.function(spec, "onesweep_pass_segmented")?;
         allow_dynamic_shared(&segmented, pass_shared, "onesweep_pass_segmented")?;
-        let local = self.function(spec, "hybrid_local_sort")?;
+        let local = if packed {
+            let shape = self.packed_shape(key.n as u64);
+            self.function(
+                &packed_spec(key.key, status_bits, shape, true)?,
+                "hybrid_local_sort",
+            )?
+        } else {
+            self.function(spec, "hybrid_local_sort")?
+        };
         allow_dynamic_shared(&local, local_shared, "hybrid_local_sort")?;
         let meta = self.alloc::<u8>(HYB_WORDS * 4, "hybrid sort counts")?;
         // The bucket counts start zeroed; every sort's scan leaves them zeroed.
@@ -855,6 +894,7 @@ impl CudaBackend {
             scan: self.function(spec, "hybrid_scan16")?,
             segmented,
             local,
+            packed,
             cap,
             local_shared,
             meta,
@@ -927,6 +967,7 @@ impl CudaBackend {
                 KArg::U64(n),
                 KArg::U32(tile),
                 KArg::U32(chunk_log2),
+                KArg::U32(h.packed as u32),
             ],
         )?;
         // The segmented pass's tile count and the largest chunk.
@@ -942,6 +983,11 @@ impl CudaBackend {
         let [seg_tiles, largest] = w;
         if largest > h.cap {
             return Ok(false);
+        }
+        if h.packed {
+            return self
+                .enqueue_hybrid_packed(k, os, h, io, chunk_log2)
+                .map(|()| true);
         }
         if free != 0 {
             self.note_free_rank();
@@ -1018,6 +1064,82 @@ impl CudaBackend {
             ],
         )?;
         Ok(true)
+    }
+
+    /// The packed hybrid's passes and in-bucket sorts, once the bucket offsets are known (see
+    /// [`Self::enqueue_hybrid`]): the packed module's pass on bits 16-23 (it packs the input
+    /// into scratch 0) and on bits 24-31 (scratch 0 to scratch 1, still packed), both in LSD
+    /// order with their offsets from the bucket scan, then each chunk of 16-bit buckets sorted
+    /// in one block and written out as keys and values.
+    fn enqueue_hybrid_packed(
+        &self,
+        k: &PlanKey,
+        os: &Onesweep,
+        h: &Hybrid,
+        io: [u64; 4],
+        chunk_log2: u32,
+    ) -> Result<()> {
+        let s = &self.stream;
+        let n = k.n as u64;
+        let desc = (k.order == Order::Descending) as u32;
+        let meta = dptr(&h.meta, s);
+        let status = [dptr(&os.status[0], s), dptr(&os.status[1], s)];
+        let keys = [dptr(&os.keys[0], s), dptr(&os.keys[1], s)];
+        let counters = meta + HYB_COUNTERS as u64 * 4;
+        let vin = if k.iota { 0 } else { io[1] };
+        // (source keys, source values, destination, status words, offsets, shift, first)
+        let passes = [
+            (io[0], vin, keys[0], 0, HYB_MID8, 16, true),
+            (keys[0], 0, keys[1], 1, HYB_TOP8, 24, false),
+        ];
+        for (i, &(src_k, src_v, dst, st, offsets, shift, first)) in passes.iter().enumerate() {
+            self.launch_chained(
+                &os.pass,
+                "onesweep_pass",
+                os.tiles as u32,
+                os.shape.threads,
+                os.pass_shared,
+                &[
+                    KArg::U64(src_k),
+                    KArg::U64(dst),
+                    KArg::U64(src_v),
+                    KArg::U64(0),
+                    KArg::U64(status[st]),
+                    KArg::U64(status[1 - st]),
+                    KArg::U64(counters + 4 * i as u64),
+                    KArg::U64(meta + offsets as u64 * 4),
+                    KArg::U64(n),
+                    KArg::U32(shift),
+                    KArg::U32(ONESWEEP_RADIX_BITS),
+                    KArg::U32(os.tiles as u32),
+                    KArg::U32(desc),
+                    KArg::U32(first as u32),
+                    KArg::U32(0),
+                    KArg::U32((first && k.iota) as u32),
+                    KArg::U32(0),
+                ],
+            )?;
+        }
+        self.launch_chained(
+            &h.local,
+            "hybrid_local_sort",
+            65_536 >> chunk_log2,
+            HYBRID_LOCAL_THREADS,
+            h.local_shared,
+            &[
+                KArg::U64(keys[1]),
+                KArg::U64(io[2]),
+                KArg::U64(0),
+                KArg::U64(io[3]),
+                KArg::U64(meta),
+                KArg::U64(n),
+                KArg::U32(chunk_log2),
+                KArg::U32(16 + chunk_log2),
+                KArg::U32(desc),
+                KArg::U32(0),
+                KArg::U32(hybrid_top_extra()),
+            ],
+        )
     }
 
     /// The cluster sort's kernels and shape for `key`, or `None` where it does not apply: a
@@ -1396,9 +1518,14 @@ impl CudaBackend {
                 ],
             );
         }
-        if let Some(h) = &os.hybrid {
+        // (The packed hybrid needs the packed passes, which the plan holds only where no
+        // one-kernel sort takes the length.)
+        if let Some(h) = os.hybrid.as_ref().filter(|h| !h.packed || os.packed) {
             let took = self.enqueue_hybrid(k, os, h, io)?;
             self.hybrid_runs[!took as usize].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if took && h.packed {
+                self.hybrid_runs[2].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
             if took {
                 return Ok(());
             }

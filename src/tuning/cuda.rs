@@ -597,6 +597,11 @@ pub const fn hybrid_local_items(key_bytes: u32, value_bytes: u32) -> u32 {
 /// runs for the threads to finish; past [`HYBRID_TIE_RUN_MAX`] a chunk ranks every digit.
 pub const HYBRID_TOP_EXTRA_BITS: u32 = 3;
 
+/// The in-bucket sort spreads a chunk's keys over every warp of its block (`HYB_BALANCE` 1)
+/// rather than filling warps in order (0): a chunk averages half a block
+/// ([`HYBRID_FILL_16THS`]), so in order the upper half of the warps hold no keys.
+pub const HYBRID_BALANCE: bool = false;
+
 /// A fixed number of varying bits for the in-bucket top sort (kernels/radix_sort_onesweep.cu,
 /// `HYB_TOP_BITS`) whatever the chunk's size, in place of log2(keys) + [`HYBRID_TOP_EXTRA_BITS`];
 /// 0: the latter. A tuning hook (`HISTOSORT_KERNEL_DEFINES=HYB_TOP_BITS=8`) for 32-bit keys,
@@ -647,7 +652,11 @@ pub fn free_rank() -> bool {
 
 /// The shortest input the hybrid sort takes, for keys of `key_bytes` bytes, keys only or with
 /// values (`pairs`, argsorts too) (`None`: never). `HISTOSORT_HYBRID_MIN` overrides it for every
-/// key size, with or without values (0 turns the hybrid off).
+/// key size, with or without values (0 turns the hybrid off). Pairs of 4-byte keys and 4-byte
+/// values (u32 argsorts too) that run packed take the packed hybrid (two packed MSD passes,
+/// then in-bucket sorts of the 8-byte elements: 52 bytes a pair against the packed LSD sort's
+/// 68); it is off by default like every 32-bit hybrid: correct on the H100 (session 35, the
+/// hybrid test), its speed not yet measured (bench/NOTES.md, session 35).
 pub fn hybrid_min(key_bytes: u32, pairs: bool) -> Option<usize> {
     static MIN: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
     match *MIN.get_or_init(|| env_tuning("HISTOSORT_HYBRID_MIN")) {
