@@ -1137,6 +1137,7 @@ __device__ __forceinline__ void hybrid_local_passes(LocalStorage &st,
         if (tid < RADIX) warp_starts<HYBRID_LOCAL_WARPS>(&st.warp_hist[0][0], RADIX, tid, start);
         const bool skewed = __syncthreads_or(tid < RADIX && count * FREE_RANK_SKEW > total);
         u32 pos[HYBRID_LOCAL_ITEMS];
+        bool staged = false;
         if (!HAS_VALUES && free_first && first && !skewed) {
             // The first pass of keys only ranks freely (as the pass kernel's free ranking), the
             // real keys first, then the padding, which so ranks after them: a warp's atomics
@@ -1149,28 +1150,25 @@ __device__ __forceinline__ void hybrid_local_passes(LocalStorage &st,
             for (u32 j = 0; j < HYBRID_LOCAL_ITEMS; j++)
                 if (j < rounds && own + j * WARP_THREADS + lane >= valid)
                     pos[j] = atomicAdd(&st.warp_hist[warp][digit_of(k[j], shift, mask)], 1u);
-        } else {
-#if HYB_STAGE && !HAS_VALUES
+        } else if (HYB_STAGE && !HAS_VALUES) {
             // Each key is staged as soon as it is ranked (every read of the staging area ended
             // at the barrier above), so its position needs no register.
             warp_rank<RADIX_BITS>(k, pos, st.warp_hist[warp], shift, mask, rounds, st.keys);
-            goto staged;
-#else
+            staged = true;
+        } else {
             warp_rank<RADIX_BITS>(k, pos, st.warp_hist[warp], shift, mask, rounds);
-#endif
         }
+        if (!staged) {
 #pragma unroll
-        for (u32 j = 0; j < HYBRID_LOCAL_ITEMS; j++) {
-            if (j < rounds) {
-                st.keys[pos[j]] = k[j];
+            for (u32 j = 0; j < HYBRID_LOCAL_ITEMS; j++) {
+                if (j < rounds) {
+                    st.keys[pos[j]] = k[j];
 #if HAS_VALUES
-                st.vals[pos[j]] = v[j];
+                    st.vals[pos[j]] = v[j];
 #endif
+                }
             }
         }
-#if HYB_STAGE && !HAS_VALUES
-    staged:
-#endif
         __syncthreads();
         first = false;
         if ((digits >> (d + 1)) != 0) {

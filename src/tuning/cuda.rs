@@ -601,6 +601,11 @@ pub const HYBRID_TOP_EXTRA_BITS: u32 = 3;
 /// rather than filling warps in order (0): a chunk averages half a block
 /// ([`HYBRID_FILL_16THS`]), so in order the upper half of the warps hold no keys.
 pub const HYBRID_BALANCE: bool = false;
+/// The in-bucket sort of keys without values (and of packed pairs) stages each key in shared
+/// memory as soon as it is ranked (`HYB_STAGE` 1), as the pass kernel does, instead of keeping
+/// every key's position in a register until the round ends (0): fewer registers under the
+/// kernel's cap of 64 (its 16 items spill 16-32 bytes at 0). Not yet measured.
+pub const HYBRID_STAGE: bool = false;
 
 /// A fixed number of varying bits for the in-bucket top sort (kernels/radix_sort_onesweep.cu,
 /// `HYB_TOP_BITS`) whatever the chunk's size, in place of log2(keys) + [`HYBRID_TOP_EXTRA_BITS`];
