@@ -185,7 +185,7 @@ int main(int argc, char **argv) {
     printf("hybrid_local_sort: %d blocks per SM\n", per_sm);
     const u32 sort_bits = 16 + c;
     printf("hybrid_local_sort (top extra 3):\n");
-    const float ms = time([&] {
+    auto local = [&] {
 #if PROBE_PACKED
         hybrid_local_sort<<<65536u >> c, HYBRID_LOCAL_THREADS, HYBRID_LOCAL_SMEM_BYTES>>>(
             packed, (u64 *)ok, nullptr, (u8 *)ov, meta, n, c, sort_bits, 0, 0, 3);
@@ -193,18 +193,13 @@ int main(int argc, char **argv) {
         hybrid_local_sort<<<65536u >> c, HYBRID_LOCAL_THREADS, HYBRID_LOCAL_SMEM_BYTES>>>(
             ak, ok, av, ov, meta, n, c, sort_bits, 0, 0, 3);
 #endif
-    });
+    };
+    const float ms = time(local);
     printf("  %.1f GB/s (16 bytes a pair read and written)\n", n * 16.0 / ms / 1e6);
     // Poisoned outputs, one more run, then every element against CUB.
     CK(cudaMemset(ok, 0xab, n * 4));
     CK(cudaMemset(ov, 0xab, n * 4));
-#if PROBE_PACKED
-    hybrid_local_sort<<<65536u >> c, HYBRID_LOCAL_THREADS, HYBRID_LOCAL_SMEM_BYTES>>>(
-        packed, (u64 *)ok, nullptr, (u8 *)ov, meta, n, c, sort_bits, 0, 0, 3);
-#else
-    hybrid_local_sort<<<65536u >> c, HYBRID_LOCAL_THREADS, HYBRID_LOCAL_SMEM_BYTES>>>(
-        ak, ok, av, ov, meta, n, c, sort_bits, 0, 0, 3);
-#endif
+    local();
     CK(cudaDeviceSynchronize());
     std::vector<u32> hk(n), hv(n), gk(n), gv(n);
     CK(cudaMemcpy(hk.data(), ok, n * 4, cudaMemcpyDeviceToHost));

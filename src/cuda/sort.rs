@@ -1044,6 +1044,25 @@ impl CudaBackend {
             )?;
         }
         // Each chunk of 16-bit buckets by its low bits, scratch 1 to the output.
+        let bufs = [keys[1], io[2], v(vals[1]), v(io[3])];
+        self.enqueue_hybrid_local(h, bufs, n, chunk_log2, key_bits - 16, desc, free)?;
+        Ok(true)
+    }
+
+    /// The hybrid's in-bucket sorts: each chunk of 2^`chunk_log2` 16-bit buckets of
+    /// `bufs` = [keys in, keys out, values in, values out] (the kernel's order, not `io`'s)
+    /// sorted by its low `low_bits + chunk_log2` bits (`free`: its first pass may rank freely).
+    #[allow(clippy::too_many_arguments)]
+    fn enqueue_hybrid_local(
+        &self,
+        h: &Hybrid,
+        bufs: [u64; 4],
+        n: u64,
+        chunk_log2: u32,
+        low_bits: u32,
+        desc: u32,
+        free: u32,
+    ) -> Result<()> {
         self.launch_chained(
             &h.local,
             "hybrid_local_sort",
@@ -1051,20 +1070,19 @@ impl CudaBackend {
             HYBRID_LOCAL_THREADS,
             h.local_shared,
             &[
-                KArg::U64(keys[1]),
-                KArg::U64(io[2]),
-                KArg::U64(v(vals[1])),
-                KArg::U64(v(io[3])),
-                KArg::U64(meta),
+                KArg::U64(bufs[0]),
+                KArg::U64(bufs[1]),
+                KArg::U64(bufs[2]),
+                KArg::U64(bufs[3]),
+                KArg::U64(dptr(&h.meta, &self.stream)),
                 KArg::U64(n),
                 KArg::U32(chunk_log2),
-                KArg::U32(key_bits - 16 + chunk_log2),
+                KArg::U32(low_bits + chunk_log2),
                 KArg::U32(desc),
                 KArg::U32(free),
                 KArg::U32(hybrid_top_extra()),
             ],
-        )?;
-        Ok(true)
+        )
     }
 
     /// The packed hybrid's passes and in-bucket sorts, once the bucket offsets are known (see
@@ -1121,26 +1139,8 @@ impl CudaBackend {
                 ],
             )?;
         }
-        self.launch_chained(
-            &h.local,
-            "hybrid_local_sort",
-            65_536 >> chunk_log2,
-            HYBRID_LOCAL_THREADS,
-            h.local_shared,
-            &[
-                KArg::U64(keys[1]),
-                KArg::U64(io[2]),
-                KArg::U64(0),
-                KArg::U64(io[3]),
-                KArg::U64(meta),
-                KArg::U64(n),
-                KArg::U32(chunk_log2),
-                KArg::U32(16 + chunk_log2),
-                KArg::U32(desc),
-                KArg::U32(0),
-                KArg::U32(hybrid_top_extra()),
-            ],
-        )
+        // Packed elements in, keys and values out (the value argument is unused).
+        self.enqueue_hybrid_local(h, [keys[1], io[2], 0, io[3]], n, chunk_log2, 16, desc, 0)
     }
 
     /// The cluster sort's kernels and shape for `key`, or `None` where it does not apply: a
