@@ -1048,8 +1048,8 @@ onesweep_pass_segmented(const key_t *__restrict__ keys_in, key_t *__restrict__ k
 #define HYB_TIE_RUN_MAX 32u
 #endif
 static_assert(HYB_TIE_RUN_MAX < 64u, "a tie run's length fits its list entry");
-// HYB_TOP_BITS > 0 (a tuning override): the top sort takes the highest varying digits until
-// they hold this many varying bits, whatever the chunk's size.
+// HYB_BALANCE 1 (a tuning switch): a chunk's keys are spread over every warp of the block
+// rather than filling the warps in order (see `hybrid_local_sort`).
 #ifndef HYB_BALANCE
 #define HYB_BALANCE 0
 #endif
@@ -1057,6 +1057,8 @@ static_assert(HYB_TIE_RUN_MAX < 64u, "a tie run's length fits its list entry");
 #ifndef HYB_STAGE
 #define HYB_STAGE 0
 #endif
+// HYB_TOP_BITS > 0 (a tuning override): the top sort takes the highest varying digits until
+// they hold this many varying bits, whatever the chunk's size.
 #ifndef HYB_TOP_BITS
 #define HYB_TOP_BITS 0u
 #endif

@@ -904,8 +904,9 @@ impl CudaBackend {
 
     /// The hybrid sort of `io` (see kernels/radix_sort_onesweep.cu): the bucket histogram and
     /// its scan, then, where every chunk of buckets fits an in-bucket block, the two MSD passes
-    /// and the in-bucket sorts. `Ok(false)`: a chunk is too large (skewed keys), nothing was
-    /// written, and the caller runs the LSD sort.
+    /// (for packed pairs the packed passes, in LSD order) and the in-bucket sorts. `Ok(false)`:
+    /// a chunk is too large (skewed keys), nothing was written, and the caller runs the LSD
+    /// sort.
     fn enqueue_hybrid(&self, k: &PlanKey, os: &Onesweep, h: &Hybrid, io: [u64; 4]) -> Result<bool> {
         let s = &self.stream;
         let n = k.n as u64;
@@ -986,9 +987,48 @@ impl CudaBackend {
             return Ok(false);
         }
         if h.packed {
-            return self
-                .enqueue_hybrid_packed(k, os, h, io, chunk_log2)
-                .map(|()| true);
+            // Packed pairs: the packed module's pass on bits 16-23 (it packs the input into
+            // scratch 0), then on bits 24-31 (scratch 0 to scratch 1, still packed), in LSD
+            // order with their offsets from the bucket scan; then the in-bucket sorts of the
+            // packed elements write the keys and values (the value argument is unused).
+            let vin = if k.iota { 0 } else { io[1] };
+            let counters = meta + HYB_COUNTERS as u64 * 4;
+            // (source keys, source values, destination, status words, offsets, shift, first)
+            let passes = [
+                (io[0], vin, keys[0], 0, HYB_MID8, 16, true),
+                (keys[0], 0, keys[1], 1, HYB_TOP8, 24, false),
+            ];
+            for (i, &(src_k, src_v, dst, st, offsets, shift, first)) in passes.iter().enumerate() {
+                self.launch_chained(
+                    &os.pass,
+                    "onesweep_pass",
+                    os.tiles as u32,
+                    os.shape.threads,
+                    os.pass_shared,
+                    &[
+                        KArg::U64(src_k),
+                        KArg::U64(dst),
+                        KArg::U64(src_v),
+                        KArg::U64(0),
+                        KArg::U64(status[st]),
+                        KArg::U64(status[1 - st]),
+                        KArg::U64(counters + 4 * i as u64),
+                        KArg::U64(meta + offsets as u64 * 4),
+                        KArg::U64(n),
+                        KArg::U32(shift),
+                        KArg::U32(ONESWEEP_RADIX_BITS),
+                        KArg::U32(os.tiles as u32),
+                        KArg::U32(desc),
+                        KArg::U32(first as u32),
+                        KArg::U32(0),
+                        KArg::U32((first && k.iota) as u32),
+                        KArg::U32(0),
+                    ],
+                )?;
+            }
+            let bufs = [keys[1], io[2], 0, io[3]];
+            self.enqueue_hybrid_local(h, bufs, n, chunk_log2, 16, desc, 0)?;
+            return Ok(true);
         }
         if free != 0 {
             self.note_free_rank();
@@ -1083,64 +1123,6 @@ impl CudaBackend {
                 KArg::U32(hybrid_top_extra()),
             ],
         )
-    }
-
-    /// The packed hybrid's passes and in-bucket sorts, once the bucket offsets are known (see
-    /// [`Self::enqueue_hybrid`]): the packed module's pass on bits 16-23 (it packs the input
-    /// into scratch 0) and on bits 24-31 (scratch 0 to scratch 1, still packed), both in LSD
-    /// order with their offsets from the bucket scan, then each chunk of 16-bit buckets sorted
-    /// in one block and written out as keys and values.
-    fn enqueue_hybrid_packed(
-        &self,
-        k: &PlanKey,
-        os: &Onesweep,
-        h: &Hybrid,
-        io: [u64; 4],
-        chunk_log2: u32,
-    ) -> Result<()> {
-        let s = &self.stream;
-        let n = k.n as u64;
-        let desc = (k.order == Order::Descending) as u32;
-        let meta = dptr(&h.meta, s);
-        let status = [dptr(&os.status[0], s), dptr(&os.status[1], s)];
-        let keys = [dptr(&os.keys[0], s), dptr(&os.keys[1], s)];
-        let counters = meta + HYB_COUNTERS as u64 * 4;
-        let vin = if k.iota { 0 } else { io[1] };
-        // (source keys, source values, destination, status words, offsets, shift, first)
-        let passes = [
-            (io[0], vin, keys[0], 0, HYB_MID8, 16, true),
-            (keys[0], 0, keys[1], 1, HYB_TOP8, 24, false),
-        ];
-        for (i, &(src_k, src_v, dst, st, offsets, shift, first)) in passes.iter().enumerate() {
-            self.launch_chained(
-                &os.pass,
-                "onesweep_pass",
-                os.tiles as u32,
-                os.shape.threads,
-                os.pass_shared,
-                &[
-                    KArg::U64(src_k),
-                    KArg::U64(dst),
-                    KArg::U64(src_v),
-                    KArg::U64(0),
-                    KArg::U64(status[st]),
-                    KArg::U64(status[1 - st]),
-                    KArg::U64(counters + 4 * i as u64),
-                    KArg::U64(meta + offsets as u64 * 4),
-                    KArg::U64(n),
-                    KArg::U32(shift),
-                    KArg::U32(ONESWEEP_RADIX_BITS),
-                    KArg::U32(os.tiles as u32),
-                    KArg::U32(desc),
-                    KArg::U32(first as u32),
-                    KArg::U32(0),
-                    KArg::U32((first && k.iota) as u32),
-                    KArg::U32(0),
-                ],
-            )?;
-        }
-        // Packed elements in, keys and values out (the value argument is unused).
-        self.enqueue_hybrid_local(h, [keys[1], io[2], 0, io[3]], n, chunk_log2, 16, desc, 0)
     }
 
     /// The cluster sort's kernels and shape for `key`, or `None` where it does not apply: a

@@ -603,8 +603,9 @@ pub const HYBRID_TOP_EXTRA_BITS: u32 = 3;
 pub const HYBRID_BALANCE: bool = false;
 /// The in-bucket sort of keys without values (and of packed pairs) stages each key in shared
 /// memory as soon as it is ranked (`HYB_STAGE` 1), as the pass kernel does, instead of keeping
-/// every key's position in a register until the round ends (0): fewer registers under the
-/// kernel's cap of 64 (its 16 items spill 16-32 bytes at 0). Not yet measured.
+/// every key's position in a register until the round ends (0), meant to relieve the kernel's
+/// 64-register cap (its 16 items spill 16-32 bytes); ptxas (NVRTC 13, session 35) reports the
+/// same spills with it for the packed module, so the spills come from elsewhere. Not measured.
 pub const HYBRID_STAGE: bool = false;
 
 /// A fixed number of varying bits for the in-bucket top sort (kernels/radix_sort_onesweep.cu,
