@@ -1057,6 +1057,12 @@ static_assert(HYB_TIE_RUN_MAX < 64u, "a tie run's length fits its list entry");
 #ifndef HYB_STAGE
 #define HYB_STAGE 0
 #endif
+// HYB_DIAG (a diagnostic for bench/proto/hybrid_inbucket.cu; its output is wrong unless 0): 1
+// skips the passes and the tie walk (load, stage, write out), 2 runs the top sort's highest
+// digit only, 3 the top sort without the tie walk.
+#ifndef HYB_DIAG
+#define HYB_DIAG 0
+#endif
 // HYB_TOP_BITS > 0 (a tuning override): the top sort takes the highest varying digits until
 // they hold this many varying bits, whatever the chunk's size.
 #ifndef HYB_TOP_BITS
@@ -1291,6 +1297,13 @@ hybrid_local_sort(const key_t *__restrict__ keys_in, key_t *__restrict__ keys_ou
             got += __popcll((varying >> hyb_digit_lo(d, sort_bits)) & hyb_digit_mask(d, sort_bits));
         }
     }
+#if HYB_DIAG == 1
+    top = all = 0;
+#elif HYB_DIAG == 2
+    if (top != 0) top = all = 1u << (31 - __clz(top));
+#elif HYB_DIAG == 3
+    all = top;
+#endif
     // One copy of the passes: the top sort, then (where a tie run is too long) every digit.
     u32 digits = top;
     for (u32 attempt = 0;; attempt++) {

@@ -7,6 +7,8 @@
 //   nvcc -O3 -std=c++17 -arch=sm_90 -DPROBE_PACKED=0|1 [-DHYB_BALANCE=1] [-DHYBRID_LOCAL_ITEMS=12
 //        -DHYBRID_LOCAL_MIN_BLOCKS=3] [-DPROBE_FILL16=12] hybrid_inbucket.cu
 //   ./a.out LOG2_N [REPS]
+// (-DHYB_DIAG=1|2|3 times parts of the kernel: no passes, one pass, no tie walk; its output is
+// then wrong and reported so.)
 //
 // PROBE_PACKED 0: the module of u32 keys with u32 values (two arrays in, two out, as the hybrid
 // sort runs today). 1: the u64 keys-only module with PACKED (one array of 64-bit elements, the
@@ -143,8 +145,9 @@ int main(int argc, char **argv) {
         printf("  median %.4f ms, min %.4f, max %.4f\n", median(t), s.front(), s.back());
         return median(t);
     };
-    printf("n = 2^%d, PROBE_PACKED %d, HYB_BALANCE %d, items %d, min blocks %d, fill %d/16\n", lg,
-           PROBE_PACKED, HYB_BALANCE, HYBRID_LOCAL_ITEMS, HYBRID_LOCAL_MIN_BLOCKS, PROBE_FILL16);
+    printf("n = 2^%d, PROBE_PACKED %d, HYB_BALANCE %d, items %d, min blocks %d, fill %d/16, "
+           "HYB_DIAG %d\n", lg, PROBE_PACKED, HYB_BALANCE, HYBRID_LOCAL_ITEMS,
+           HYBRID_LOCAL_MIN_BLOCKS, PROBE_FILL16, HYB_DIAG);
     printf("CUB SortPairs, all 32 bits:\n");
     time([&] { cub::DeviceRadixSort::SortPairs(tmp, tmp_bytes, k, rk, v, rv, (int)n); });
     printf("CUB SortPairs, bits [16, 32):\n");

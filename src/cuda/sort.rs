@@ -473,7 +473,8 @@ struct ClusterSort {
 struct Hybrid {
     histogram: CudaFunction,
     scan: CudaFunction,
-    segmented: CudaFunction,
+    /// The pass on bits 16-23 inside each top-8 bucket (none for packed pairs).
+    segmented: Option<CudaFunction>,
     local: CudaFunction,
     /// Packed pairs (4-byte keys and values): the MSD passes are the packed module's passes on
     /// bits 16-23 and then 24-31, and `local` is that module's in-bucket kernel, which reads
@@ -485,6 +486,47 @@ struct Hybrid {
     /// `HYB_WORDS` u32: bucket counts (zeroed when made, left zeroed by every sort), offsets,
     /// the segmented pass's tiles, the largest chunk, tile counters.
     meta: CudaSlice<u8>,
+}
+
+/// A onesweep pass kernel and its launch shape.
+struct PassKernel<'a> {
+    function: &'a CudaFunction,
+    tiles: u64,
+    threads: u32,
+    shared: u32,
+}
+
+impl Onesweep {
+    /// The pass kernel of every pass (the last too, unless it has its own tile).
+    fn pass_kernel(&self) -> PassKernel<'_> {
+        PassKernel {
+            function: &self.pass,
+            tiles: self.tiles,
+            threads: self.shape.threads,
+            shared: self.pass_shared,
+        }
+    }
+}
+
+/// The arguments of one onesweep pass: (source, destination) key and value addresses (values
+/// 0 where there are none), this pass's and the next pass's status words, its tile counter and
+/// digit offsets, the digit's `shift` and width `bits`; `first` applies the input transform,
+/// `last` the output transform, `iota` generates the values (an argsort's first pass), `free`
+/// ranks without ballots.
+struct PassArgs {
+    keys: (u64, u64),
+    vals: (u64, u64),
+    status: (u64, u64),
+    counter: u64,
+    offsets: u64,
+    n: u64,
+    shift: u32,
+    bits: u32,
+    desc: u32,
+    first: bool,
+    last: bool,
+    iota: bool,
+    free: bool,
 }
 
 /// Boxed: both are a few hundred bytes, of different sizes.
@@ -718,7 +760,6 @@ impl CudaBackend {
         let pass_shared = shape.shared_bytes(key.key.size() as u32, key.value_bytes);
         let passes = (key.end - key.begin).div_ceil(ONESWEEP_RADIX_BITS);
         let radix = 1usize << ONESWEEP_RADIX_BITS;
-        let hybrid = self.make_hybrid(key, &spec, status_bits, pass_shared)?;
         let kb = key.key.size();
         let vb = key.value_bytes as usize;
         let two = |bytes: usize, what: &str| -> Result<[CudaSlice<u8>; 2]> {
@@ -767,19 +808,19 @@ impl CudaBackend {
         } else {
             None
         };
-        // Packed pairs, where only the pass kernels would run: their own module and tile.
+        // Packed pairs, where only the pass kernels would run: their own module and tile (and
+        // the packed hybrid, where the hybrid applies).
         let packed = kb == 4
             && vb == 4
             && passes >= 2
             && rank.is_none()
             && cluster.is_none()
             && fused.is_none()
-            && hybrid.as_ref().is_none_or(|h| h.packed)
             && self.packed_min().is_some_and(|m| n >= m);
+        let hybrid = self.make_hybrid(key, &spec, status_bits, pass_shared, packed)?;
         let packed_pass = if packed {
             let s = self.packed_shape(n as u64);
-            let with_hybrid = hybrid.as_ref().is_some_and(|h| h.packed);
-            Some((packed_spec(key.key, status_bits, s, with_hybrid)?, s))
+            Some((packed_spec(key.key, status_bits, s, hybrid.is_some())?, s))
         } else {
             None
         };
@@ -805,7 +846,8 @@ impl CudaBackend {
                 }
                 _ => None,
             };
-        let status_tiles = tiles as usize + if hybrid.is_some() { 256 } else { 0 };
+        let segmented = hybrid.as_ref().is_some_and(|h| h.segmented.is_some());
+        let status_tiles = tiles as usize + if segmented { 256 } else { 0 };
         let status_bytes = status_tiles * radix * (status_bits / 8) as usize;
         let os = Onesweep {
             rank,
@@ -846,17 +888,16 @@ impl CudaBackend {
     /// bits, a bit range short of the whole key, inputs shorter than the backend's hybrid
     /// minimum ([`crate::tuning::cuda::hybrid_min`]) or too long
     /// for 32-bit status words, devices whose blocks cannot have 128 KiB of shared memory.
+    /// `packed`: the plan's passes run packed pairs, so the hybrid is the packed one.
     fn make_hybrid(
         &self,
         key: &PlanKey,
         spec: &ModuleSpec,
         status_bits: u32,
         pass_shared: u32,
+        packed: bool,
     ) -> Result<Option<Box<Hybrid>>> {
         let kb = key.key.size() as u32;
-        // Pairs that run packed take the packed hybrid: 8-byte elements through its kernels.
-        let packed =
-            kb == 4 && key.value_bytes == 4 && self.packed_min().is_some_and(|m| key.n >= m);
         let (cap, local_shared) = if packed {
             hybrid_local_shape(8, 0)
         } else {
@@ -875,8 +916,14 @@ impl CudaBackend {
         }
         let histogram = self.function(spec, "hybrid_histogram16")?;
         allow_dynamic_shared(&histogram, HYB_HIST_SHARED, "hybrid_histogram16")?;
-        let segmented = self.function(spec, "onesweep_pass_segmented")?;
-        allow_dynamic_shared(&segmented, pass_shared, "onesweep_pass_segmented")?;
+        // (The packed hybrid runs both MSD passes over all the keys: no segmented pass.)
+        let segmented = if packed {
+            None
+        } else {
+            let f = self.function(spec, "onesweep_pass_segmented")?;
+            allow_dynamic_shared(&f, pass_shared, "onesweep_pass_segmented")?;
+            Some(f)
+        };
         let local = if packed {
             let shape = self.packed_shape(key.n as u64);
             self.function(
@@ -926,8 +973,14 @@ impl CudaBackend {
         let tile = os.shape.tile();
         let chunk_log2 = hybrid_chunk_log2(n, h.cap);
         // The first pass's status words, the tile counters, and the segmented pass's status
-        // words past the first pass's tiles (that pass clears the others).
+        // words past the first pass's tiles (that pass clears the others; the packed hybrid's
+        // second pass has no more tiles than its first).
         let p1_words = os.tiles * radix;
+        let seg_words = if h.segmented.is_some() {
+            256 * radix
+        } else {
+            0
+        };
         self.launch(
             &os.clear,
             "onesweep_clear",
@@ -942,7 +995,7 @@ impl CudaBackend {
                 KArg::U64(status[0]),
                 KArg::U64(p1_words),
                 KArg::U64(status[1] + p1_words * 4),
-                KArg::U64(256 * radix),
+                KArg::U64(seg_words),
             ],
         )?;
         self.launch_chained(
@@ -991,41 +1044,33 @@ impl CudaBackend {
             // scratch 0), then on bits 24-31 (scratch 0 to scratch 1, still packed), in LSD
             // order with their offsets from the bucket scan; then the in-bucket sorts of the
             // packed elements write the keys and values (the value argument is unused).
-            let vin = if k.iota { 0 } else { io[1] };
             let counters = meta + HYB_COUNTERS as u64 * 4;
-            // (source keys, source values, destination, status words, offsets, shift, first)
-            let passes = [
-                (io[0], vin, keys[0], 0, HYB_MID8, 16, true),
-                (keys[0], 0, keys[1], 1, HYB_TOP8, 24, false),
-            ];
-            for (i, &(src_k, src_v, dst, st, offsets, shift, first)) in passes.iter().enumerate() {
-                self.launch_chained(
-                    &os.pass,
-                    "onesweep_pass",
-                    os.tiles as u32,
-                    os.shape.threads,
-                    os.pass_shared,
-                    &[
-                        KArg::U64(src_k),
-                        KArg::U64(dst),
-                        KArg::U64(src_v),
-                        KArg::U64(0),
-                        KArg::U64(status[st]),
-                        KArg::U64(status[1 - st]),
-                        KArg::U64(counters + 4 * i as u64),
-                        KArg::U64(meta + offsets as u64 * 4),
-                        KArg::U64(n),
-                        KArg::U32(shift),
-                        KArg::U32(ONESWEEP_RADIX_BITS),
-                        KArg::U32(os.tiles as u32),
-                        KArg::U32(desc),
-                        KArg::U32(first as u32),
-                        KArg::U32(0),
-                        KArg::U32((first && k.iota) as u32),
-                        KArg::U32(0),
-                    ],
-                )?;
-            }
+            // Pass `i` (0: it packs, and generates an argsort's indices) from `src` (keys,
+            // values) to `dst` by the digit at `shift`, with the offsets at word `offsets`.
+            let pass = |i: usize, src: (u64, u64), dst: u64, offsets: usize, shift: u32| PassArgs {
+                keys: (src.0, dst),
+                vals: (src.1, 0),
+                status: (status[i], status[1 - i]),
+                counter: counters + 4 * i as u64,
+                offsets: meta + offsets as u64 * 4,
+                n,
+                shift,
+                bits: ONESWEEP_RADIX_BITS,
+                desc,
+                first: i == 0,
+                last: false,
+                iota: i == 0 && k.iota,
+                free: false,
+            };
+            let vin = if k.iota { 0 } else { io[1] };
+            self.launch_pass(
+                &os.pass_kernel(),
+                &pass(0, (io[0], vin), keys[0], HYB_MID8, 16),
+            )?;
+            self.launch_pass(
+                &os.pass_kernel(),
+                &pass(1, (keys[0], 0), keys[1], HYB_TOP8, 24),
+            )?;
             let bufs = [keys[1], io[2], 0, io[3]];
             self.enqueue_hybrid_local(h, bufs, n, chunk_log2, 16, desc, 0)?;
             return Ok(true);
@@ -1034,37 +1079,28 @@ impl CudaBackend {
             self.note_free_rank();
         }
         // The top 8 bits, from the input into scratch 0 (with the input transform).
-        let top8 = meta + HYB_TOP8 as u64 * 4;
-        self.launch_chained(
-            &os.pass,
-            "onesweep_pass",
-            os.tiles as u32,
-            os.shape.threads,
-            os.pass_shared,
-            &[
-                KArg::U64(io[0]),
-                KArg::U64(keys[0]),
-                KArg::U64(if k.iota { 0 } else { v(io[1]) }),
-                KArg::U64(v(vals[0])),
-                KArg::U64(status[0]),
-                KArg::U64(status[1]),
-                KArg::U64(meta + HYB_COUNTERS as u64 * 4),
-                KArg::U64(top8),
-                KArg::U64(n),
-                KArg::U32(key_bits - ONESWEEP_RADIX_BITS),
-                KArg::U32(ONESWEEP_RADIX_BITS),
-                KArg::U32(os.tiles as u32),
-                KArg::U32(desc),
-                KArg::U32(1),
-                KArg::U32(0),
-                KArg::U32(k.iota as u32),
-                KArg::U32(free),
-            ],
+        self.launch_pass(
+            &os.pass_kernel(),
+            &PassArgs {
+                keys: (io[0], keys[0]),
+                vals: (if k.iota { 0 } else { v(io[1]) }, v(vals[0])),
+                status: (status[0], status[1]),
+                counter: meta + HYB_COUNTERS as u64 * 4,
+                offsets: meta + HYB_TOP8 as u64 * 4,
+                n,
+                shift: key_bits - ONESWEEP_RADIX_BITS,
+                bits: ONESWEEP_RADIX_BITS,
+                desc,
+                first: true,
+                last: false,
+                iota: k.iota,
+                free: free != 0,
+            },
         )?;
         // The next 8 bits inside each top-8 bucket, scratch 0 to scratch 1.
-        if seg_tiles > 0 {
+        if let Some(segmented) = h.segmented.as_ref().filter(|_| seg_tiles > 0) {
             self.launch_chained(
-                &h.segmented,
+                segmented,
                 "onesweep_pass_segmented",
                 seg_tiles,
                 os.shape.threads,
@@ -1501,9 +1537,7 @@ impl CudaBackend {
                 ],
             );
         }
-        // (The packed hybrid needs the packed passes, which the plan holds only where no
-        // one-kernel sort takes the length.)
-        if let Some(h) = os.hybrid.as_ref().filter(|h| !h.packed || os.packed) {
+        if let Some(h) = &os.hybrid {
             let took = self.enqueue_hybrid(k, os, h, io)?;
             self.hybrid_runs[!took as usize].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             if took && h.packed {
@@ -1567,35 +1601,33 @@ impl CudaBackend {
             if first && free {
                 self.note_free_rank();
             }
-            let (f, tiles, threads, shared) = match &os.last {
-                Some(l) if last => (&l.pass, l.tiles, l.shape.threads, l.shared),
-                _ => (&os.pass, os.tiles, os.shape.threads, os.pass_shared),
+            let f = match &os.last {
+                Some(l) if last => PassKernel {
+                    function: &l.pass,
+                    tiles: l.tiles,
+                    threads: l.shape.threads,
+                    shared: l.shared,
+                },
+                _ => os.pass_kernel(),
             };
-            self.launch_chained(
-                f,
-                "onesweep_pass",
-                tiles as u32,
-                threads,
-                shared,
-                &[
-                    KArg::U64(src.0),
-                    KArg::U64(dst.0),
-                    KArg::U64(if has_vals { src.1 } else { 0 }),
-                    KArg::U64(if has_vals { dst.1 } else { 0 }),
-                    KArg::U64(status[i % 2]),
-                    KArg::U64(status[(i + 1) % 2]),
-                    KArg::U64(counters + 4 * i as u64),
-                    KArg::U64(meta + p as u64 * radix * 4),
-                    KArg::U64(n),
-                    KArg::U32(shift),
-                    KArg::U32(w),
-                    KArg::U32(tiles as u32),
-                    KArg::U32(desc),
-                    KArg::U32(first as u32),
-                    KArg::U32(last as u32),
-                    KArg::U32((first && k.iota) as u32),
-                    KArg::U32((first && free) as u32),
-                ],
+            let v = |x: u64| if has_vals { x } else { 0 };
+            self.launch_pass(
+                &f,
+                &PassArgs {
+                    keys: (src.0, dst.0),
+                    vals: (v(src.1), v(dst.1)),
+                    status: (status[i % 2], status[(i + 1) % 2]),
+                    counter: counters + 4 * i as u64,
+                    offsets: meta + p as u64 * radix * 4,
+                    n,
+                    shift,
+                    bits: w,
+                    desc,
+                    first,
+                    last,
+                    iota: first && k.iota,
+                    free: first && free,
+                },
             )
         };
         let (inp, out) = ((io[0], io[1]), (io[2], io[3]));
@@ -1661,6 +1693,37 @@ impl CudaBackend {
             src = dst;
         }
         Ok(())
+    }
+
+    /// One launch of a onesweep pass kernel (kernels/radix_sort_onesweep.cu, `onesweep_pass`)
+    /// on its grid of `tiles` tiles.
+    fn launch_pass(&self, f: &PassKernel<'_>, a: &PassArgs) -> Result<()> {
+        self.launch_chained(
+            f.function,
+            "onesweep_pass",
+            f.tiles as u32,
+            f.threads,
+            f.shared,
+            &[
+                KArg::U64(a.keys.0),
+                KArg::U64(a.keys.1),
+                KArg::U64(a.vals.0),
+                KArg::U64(a.vals.1),
+                KArg::U64(a.status.0),
+                KArg::U64(a.status.1),
+                KArg::U64(a.counter),
+                KArg::U64(a.offsets),
+                KArg::U64(a.n),
+                KArg::U32(a.shift),
+                KArg::U32(a.bits),
+                KArg::U32(f.tiles as u32),
+                KArg::U32(a.desc),
+                KArg::U32(a.first as u32),
+                KArg::U32(a.last as u32),
+                KArg::U32(a.iota as u32),
+                KArg::U32(a.free as u32),
+            ],
+        )
     }
 
     /// The sort of keys that all compare equal: a copy (and the identity permutation).
