@@ -5,7 +5,8 @@
 // sort at every element. Also times CUB's full pair sort and its sort of the top 16 bits only.
 //
 //   nvcc -O3 -std=c++17 -arch=sm_90 -DPROBE_PACKED=0|1 [-DHYB_BALANCE=1] [-DHYBRID_LOCAL_ITEMS=12
-//        -DHYBRID_LOCAL_MIN_BLOCKS=3] [-DPROBE_FILL16=12] hybrid_inbucket.cu
+//        -DHYBRID_LOCAL_MIN_BLOCKS=3] [-DPROBE_FILL16=12] [-DHYBRID_LOCAL_THREADS=256]
+//        hybrid_inbucket.cu
 //   ./a.out LOG2_N [REPS]
 // (-DHYB_DIAG=1|2|3 times parts of the kernel: no passes, one pass, no tie walk; its output is
 // then wrong and reported so.)
@@ -30,17 +31,21 @@
 #define LANES_THREADS 512
 #define LANES_PASSES 4
 #define LANES_MIN_BLOCKS 1
+#ifndef HYBRID_LOCAL_THREADS
 #define HYBRID_LOCAL_THREADS 512
+#endif
 #ifndef HYBRID_LOCAL_ITEMS
 #define HYBRID_LOCAL_ITEMS 16
 #endif
 #ifndef HYBRID_LOCAL_MIN_BLOCKS
 #define HYBRID_LOCAL_MIN_BLOCKS 2
 #endif
-// As the host sizes it (src/cuda/sort.rs, `hybrid_local_shape`): 8 bytes a slot, the 16 warps'
-// 256 counters, the scan's words and 8 words of chunk state.
-#define HYBRID_LOCAL_SMEM_BYTES \
-    ((HYBRID_LOCAL_THREADS * HYBRID_LOCAL_ITEMS * 8 + 16 * 256 * 4 + 16 * 4 + 32 + 15) / 16 * 16)
+// As the host sizes it (src/cuda/sort.rs, `hybrid_local_shape`): 8 bytes a slot, the warps'
+// 256 counters each, the scan's words and 8 words of chunk state.
+#define PROBE_WARPS (HYBRID_LOCAL_THREADS / 32)
+#define HYBRID_LOCAL_SMEM_BYTES                                                                 \
+    ((HYBRID_LOCAL_THREADS * HYBRID_LOCAL_ITEMS * 8 + PROBE_WARPS * 256 * 4 + PROBE_WARPS * 4 + \
+      32 + 15) / 16 * 16)
 // The host's HYBRID_FILL_16THS (the average chunk's share of a block, in 16ths).
 #ifndef PROBE_FILL16
 #define PROBE_FILL16 8
@@ -146,8 +151,8 @@ int main(int argc, char **argv) {
         return median(t);
     };
     printf("n = 2^%d, PROBE_PACKED %d, HYB_BALANCE %d, items %d, min blocks %d, fill %d/16, "
-           "HYB_DIAG %d\n", lg, PROBE_PACKED, HYB_BALANCE, HYBRID_LOCAL_ITEMS,
-           HYBRID_LOCAL_MIN_BLOCKS, PROBE_FILL16, HYB_DIAG);
+           "HYB_DIAG %d, threads %d\n", lg, PROBE_PACKED, HYB_BALANCE, HYBRID_LOCAL_ITEMS,
+           HYBRID_LOCAL_MIN_BLOCKS, PROBE_FILL16, HYB_DIAG, HYBRID_LOCAL_THREADS);
     printf("CUB SortPairs, all 32 bits:\n");
     time([&] { cub::DeviceRadixSort::SortPairs(tmp, tmp_bytes, k, rk, v, rv, (int)n); });
     printf("CUB SortPairs, bits [16, 32):\n");
