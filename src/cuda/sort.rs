@@ -16,18 +16,17 @@ use crate::key::{DType, RadixBits, RadixKey, SortIndex, Value};
 use crate::options::SortOptions;
 use crate::tuning::cuda::{
     cluster_merge_shape, cluster_sort_limit, cluster_sort_segment_limit, cluster_sort_shape,
-    cluster_sort_threads, hist_one_read, hybrid_local_items, hybrid_top_extra,
+    cluster_sort_threads, hist_one_read, hybrid_local_block, hybrid_top_extra,
     onesweep_default_shapes, onesweep_fused_items, onesweep_hist_shape, onesweep_items,
     onesweep_narrow_shape, onesweep_pass_shape, onesweep_prefetch_ahead, onesweep_shape_override,
     onesweep_values_late, packed_last_shape, packed_pass_shape, rank_sort_limit, rank_sort_max,
-    ClusterShape, OnesweepShape, CLUSTER_SORT_BLOCKS, CLUSTER_SORT_ITEMS, CLUSTER_SORT_THREADS,
-    ELEMENTWISE_THREADS, HYBRID_BALANCE, HYBRID_FILL_16THS, HYBRID_LOCAL_MIN_BLOCKS,
-    HYBRID_LOCAL_THREADS, HYBRID_STAGE, HYBRID_TIE_RUN_MAX, HYBRID_TOP_BITS,
-    ONESWEEP_FREE_RANK_SKEW, ONESWEEP_FUSED_ITEMS, ONESWEEP_FUSED_MAX, ONESWEEP_HIST_LANES_PASSES,
-    ONESWEEP_LOOKBACK, ONESWEEP_RADIX_BITS, ONESWEEP_RANK_BALLOT, ONESWEEP_SKIP_MIN,
-    ONESWEEP_THREADS, PACKED_PASS_SHAPE_H100, RANK_SORT_THREADS, SM90_SHARED_PER_BLOCK_OPTIN,
-    SM90_SHARED_PER_SM, THREE_PHASE_DIGIT_BITS, THREE_PHASE_DIGIT_WIDTHS, THREE_PHASE_ITEMS,
-    THREE_PHASE_THREADS, THREE_PHASE_TILE,
+    ClusterShape, HybridLocalShape, OnesweepShape, CLUSTER_SORT_BLOCKS, CLUSTER_SORT_ITEMS,
+    CLUSTER_SORT_THREADS, ELEMENTWISE_THREADS, HYBRID_BALANCE, HYBRID_STAGE, HYBRID_TIE_RUN_MAX,
+    HYBRID_TOP_BITS, ONESWEEP_FREE_RANK_SKEW, ONESWEEP_FUSED_ITEMS, ONESWEEP_FUSED_MAX,
+    ONESWEEP_HIST_LANES_PASSES, ONESWEEP_LOOKBACK, ONESWEEP_RADIX_BITS, ONESWEEP_RANK_BALLOT,
+    ONESWEEP_SKIP_MIN, ONESWEEP_THREADS, PACKED_PASS_SHAPE_H100, RANK_SORT_THREADS,
+    SM90_SHARED_PER_BLOCK_OPTIN, SM90_SHARED_PER_SM, THREE_PHASE_DIGIT_BITS,
+    THREE_PHASE_DIGIT_WIDTHS, THREE_PHASE_ITEMS, THREE_PHASE_THREADS, THREE_PHASE_TILE,
 };
 
 /// KEY_BITS and KEY_KIND of a key type, or why the GPU cannot sort it.
@@ -136,20 +135,23 @@ fn has_hybrid(key: DType, status_bits: u32) -> bool {
     matches!(key.size(), 4 | 8) && status_bits == 32
 }
 
-/// The hybrid sort's in-bucket kernel: keys per block and shared memory (its `LocalStorage`).
-fn hybrid_local_shape(key_bytes: u32, value_bytes: u32) -> (u32, u32) {
-    let cap = HYBRID_LOCAL_THREADS * hybrid_local_items(key_bytes, value_bytes);
-    let warps = HYBRID_LOCAL_THREADS / 32;
+/// The hybrid sort's in-bucket kernel: its block ([`hybrid_local_block`]) and shared memory
+/// (its `LocalStorage`).
+fn hybrid_local_shape(key_bytes: u32, value_bytes: u32) -> (HybridLocalShape, u32) {
+    let b = hybrid_local_block(key_bytes, value_bytes);
+    let warps = b.threads / 32;
     // Keys and values, the warps' counters, the scan's words, and 8 words of chunk state.
-    let bytes =
-        cap * (key_bytes + value_bytes) + warps * (1 << ONESWEEP_RADIX_BITS) * 4 + warps * 4 + 32;
-    (cap, bytes.next_multiple_of(16))
+    let bytes = b.cap() * (key_bytes + value_bytes)
+        + warps * (1 << ONESWEEP_RADIX_BITS) * 4
+        + warps * 4
+        + 32;
+    (b, bytes.next_multiple_of(16))
 }
 
 /// log2 of the buckets per in-bucket block for `n` keys and blocks of `cap` keys: the most
-/// (at most all 2^16) whose average chunk stays within [`HYBRID_FILL_16THS`] of `cap`.
-fn hybrid_chunk_log2(n: u64, cap: u32) -> u32 {
-    let target = cap as u64 * HYBRID_FILL_16THS / 16;
+/// (at most all 2^16) whose average chunk stays within `fill_16ths` sixteenths of `cap`.
+fn hybrid_chunk_log2(n: u64, cap: u32, fill_16ths: u32) -> u32 {
+    let target = cap as u64 * fill_16ths as u64 / 16;
     let mut log = 0;
     while log < 16 && (n << (log + 1)) >> 16 <= target {
         log += 1;
@@ -205,10 +207,10 @@ fn onesweep_spec_shape(
         .define("LANES_PASSES", ONESWEEP_HIST_LANES_PASSES)
         .define("LANES_MIN_BLOCKS", onesweep_hist_shape().min_blocks);
     Ok(if has_hybrid(key, status_bits) && hybrid {
-        let (_, bytes) = hybrid_local_shape(kb, value_bytes);
-        spec.define("HYBRID_LOCAL_THREADS", HYBRID_LOCAL_THREADS)
-            .define("HYBRID_LOCAL_ITEMS", hybrid_local_items(kb, value_bytes))
-            .define("HYBRID_LOCAL_MIN_BLOCKS", HYBRID_LOCAL_MIN_BLOCKS)
+        let (b, bytes) = hybrid_local_shape(kb, value_bytes);
+        spec.define("HYBRID_LOCAL_THREADS", b.threads)
+            .define("HYBRID_LOCAL_ITEMS", b.items)
+            .define("HYBRID_LOCAL_MIN_BLOCKS", b.min_blocks)
             .define("HYBRID_LOCAL_SMEM_BYTES", bytes)
             .define("HYB_TOP_BITS", HYBRID_TOP_BITS)
             .define("HYB_BALANCE", HYBRID_BALANCE as u32)
@@ -480,8 +482,8 @@ struct Hybrid {
     /// bits 16-23 and then 24-31, and `local` is that module's in-bucket kernel, which reads
     /// the packed elements and writes the two output arrays.
     packed: bool,
-    /// The in-bucket kernel's keys per block and shared memory.
-    cap: u32,
+    /// The in-bucket kernel's block and shared memory.
+    block: HybridLocalShape,
     local_shared: u32,
     /// `HYB_WORDS` u32: bucket counts (zeroed when made, left zeroed by every sort), offsets,
     /// the segmented pass's tiles, the largest chunk, tile counters.
@@ -898,7 +900,7 @@ impl CudaBackend {
         packed: bool,
     ) -> Result<Option<Box<Hybrid>>> {
         let kb = key.key.size() as u32;
-        let (cap, local_shared) = if packed {
+        let (block, local_shared) = if packed {
             hybrid_local_shape(8, 0)
         } else {
             hybrid_local_shape(kb, key.value_bytes)
@@ -943,7 +945,7 @@ impl CudaBackend {
             segmented,
             local,
             packed,
-            cap,
+            block,
             local_shared,
             meta,
         })))
@@ -971,7 +973,7 @@ impl CudaBackend {
         let v = |x: u64| if has_vals { x } else { 0 };
         let key_bits = k.key.size() as u32 * 8;
         let tile = os.shape.tile();
-        let chunk_log2 = hybrid_chunk_log2(n, h.cap);
+        let chunk_log2 = hybrid_chunk_log2(n, h.block.cap(), h.block.fill_16ths);
         // The first pass's status words, the tile counters, and the segmented pass's status
         // words past the first pass's tiles (that pass clears the others; the packed hybrid's
         // second pass has no more tiles than its first).
@@ -1036,7 +1038,7 @@ impl CudaBackend {
         s.synchronize()
             .map_err(|e| driver_err("cuStreamSynchronize", e))?;
         let [seg_tiles, largest] = w;
-        if largest > h.cap {
+        if largest > h.block.cap() {
             return Ok(false);
         }
         if h.packed {
@@ -1143,7 +1145,7 @@ impl CudaBackend {
             &h.local,
             "hybrid_local_sort",
             65_536 >> chunk_log2,
-            HYBRID_LOCAL_THREADS,
+            h.block.threads,
             h.local_shared,
             &[
                 KArg::U64(bufs[0]),
@@ -2168,31 +2170,36 @@ mod tests {
     #[test]
     fn hybrid_chunks_fill_half_a_block() {
         // 2^28 keys: 4096 per bucket on average, half of 8192: one bucket per block.
-        assert_eq!(hybrid_chunk_log2(1 << 28, 8192), 0);
+        assert_eq!(hybrid_chunk_log2(1 << 28, 8192, 8), 0);
         // 2^27: 2048 per bucket, two buckets per block; 2^24: 256 per bucket, 16 buckets.
-        assert_eq!(hybrid_chunk_log2(1 << 27, 8192), 1);
-        assert_eq!(hybrid_chunk_log2(1 << 24, 8192), 4);
+        assert_eq!(hybrid_chunk_log2(1 << 27, 8192, 8), 1);
+        assert_eq!(hybrid_chunk_log2(1 << 24, 8192, 8), 4);
         // Past the point where 16 buckets average more than half a block: 8 buckets.
-        assert_eq!(hybrid_chunk_log2((1 << 24) + (1 << 16), 8192), 3);
+        assert_eq!(hybrid_chunk_log2((1 << 24) + (1 << 16), 8192, 8), 3);
         // Few keys: every bucket in one block, at most 2^16 of them.
-        assert_eq!(hybrid_chunk_log2(100, 8192), 16);
-        assert_eq!(hybrid_chunk_log2(1 << 30, 8192), 0);
+        assert_eq!(hybrid_chunk_log2(100, 8192, 8), 16);
+        assert_eq!(hybrid_chunk_log2(1 << 30, 8192, 8), 0);
+        // A block of 256 x 12 = 3072 keys filled to 12/16 (2304): 2^26 keys (1024 a bucket)
+        // take two buckets a block.
+        assert_eq!(hybrid_chunk_log2(1 << 26, 3072, 12), 1);
     }
 
     #[test]
     fn hybrid_block_holds_its_keys_and_counters() {
         // u32 keys and u32/u32 pairs: 8192 keys per block of 512 threads; then the 16 warps'
         // counters, their scan words, and 8 words of chunk state.
-        assert_eq!(
-            hybrid_local_shape(4, 0),
-            (8192, 8192 * 4 + 16 * 256 * 4 + 64 + 32)
-        );
-        assert_eq!(
-            hybrid_local_shape(4, 4),
-            (8192, 8192 * 8 + 16 * 256 * 4 + 64 + 32)
-        );
+        // (Unless HISTOSORT_HYBRID_LOCAL names another block.)
+        if std::env::var_os("HISTOSORT_HYBRID_LOCAL").is_some() {
+            return;
+        }
+        let shape = |k, v| {
+            let (b, bytes) = hybrid_local_shape(k, v);
+            (b.cap(), bytes)
+        };
+        assert_eq!(shape(4, 0), (8192, 8192 * 4 + 16 * 256 * 4 + 64 + 32));
+        assert_eq!(shape(4, 4), (8192, 8192 * 8 + 16 * 256 * 4 + 64 + 32));
         // 16-byte values: fewer keys per thread, within 64 KiB of staged keys and values.
-        let (cap, bytes) = hybrid_local_shape(4, 16);
+        let (cap, bytes) = shape(4, 16);
         assert_eq!(cap, 512 * 6);
         assert!(cap * 20 <= 64 * 1024 && bytes % 16 == 0);
     }

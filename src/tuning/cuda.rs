@@ -574,6 +574,80 @@ pub const HYBRID_LOCAL_MIN_BLOCKS: u32 = 2;
 /// Shared memory the in-bucket sort's staged keys and values may take per block.
 pub const HYBRID_LOCAL_BYTES: u32 = 64 * 1024;
 
+/// The in-bucket sort's block: threads, keys per thread, the `__launch_bounds__` minimum of
+/// resident blocks per SM, and how full an average chunk of buckets makes it (16ths of its
+/// keys, see [`HYBRID_FILL_16THS`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct HybridLocalShape {
+    pub threads: u32,
+    pub items: u32,
+    pub min_blocks: u32,
+    pub fill_16ths: u32,
+}
+
+impl HybridLocalShape {
+    /// Keys per block.
+    pub const fn cap(&self) -> u32 {
+        self.threads * self.items
+    }
+}
+
+impl std::str::FromStr for HybridLocalShape {
+    type Err = String;
+    /// `THREADSxITEMSxMIN_BLOCKS` or `THREADSxITEMSxMIN_BLOCKSxFILL_16THS` (the fill
+    /// [`HYBRID_FILL_16THS`] when left out).
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        let v: Vec<u32> = s
+            .split('x')
+            .map(|t| t.trim().parse::<u32>().map_err(|e| e.to_string()))
+            .collect::<std::result::Result<_, _>>()?;
+        let (threads, items, min_blocks, fill_16ths) = match v[..] {
+            [t, i, b] => (t, i, b, HYBRID_FILL_16THS as u32),
+            [t, i, b, f] => (t, i, b, f),
+            _ => {
+                return Err(format!(
+                    "{s:?} is not THREADSxITEMSxMIN_BLOCKS[xFILL_16THS]"
+                ))
+            }
+        };
+        let radix = 1 << ONESWEEP_RADIX_BITS;
+        if threads % 32 != 0 || !(radix..=1024).contains(&threads) {
+            return Err(format!(
+                "{threads} threads: a multiple of 32 from {radix} to 1024"
+            ));
+        }
+        if !(1..=16).contains(&items) || !(1..=8).contains(&min_blocks) {
+            return Err(format!("{items} items, {min_blocks} blocks: 1-16 and 1-8"));
+        }
+        if !(1..=16).contains(&fill_16ths) {
+            return Err(format!("fill {fill_16ths}/16: 1-16"));
+        }
+        Ok(HybridLocalShape {
+            threads,
+            items,
+            min_blocks,
+            fill_16ths,
+        })
+    }
+}
+
+/// The in-bucket sort's block for keys of `key_bytes` and values of `value_bytes` (packed pairs:
+/// 8 and 0): [`HYBRID_LOCAL_THREADS`] threads of [`hybrid_local_items`] keys,
+/// [`HYBRID_LOCAL_MIN_BLOCKS`], [`HYBRID_FILL_16THS`]; or, for every hybrid, the block that
+/// `HISTOSORT_HYBRID_LOCAL` names (`THREADSxITEMSxMIN_BLOCKS[xFILL_16THS]`, tuning experiments
+/// with one binary).
+pub fn hybrid_local_block(key_bytes: u32, value_bytes: u32) -> HybridLocalShape {
+    static SHAPE: std::sync::OnceLock<Option<HybridLocalShape>> = std::sync::OnceLock::new();
+    SHAPE
+        .get_or_init(|| env_tuning("HISTOSORT_HYBRID_LOCAL"))
+        .unwrap_or(HybridLocalShape {
+            threads: HYBRID_LOCAL_THREADS,
+            items: hybrid_local_items(key_bytes, value_bytes),
+            min_blocks: HYBRID_LOCAL_MIN_BLOCKS,
+            fill_16ths: HYBRID_FILL_16THS as u32,
+        })
+}
+
 /// Keys per thread of the in-bucket sort: as many as [`HYBRID_LOCAL_BYTES`] holds, 1 to 16.
 pub const fn hybrid_local_items(key_bytes: u32, value_bytes: u32) -> u32 {
     let per = HYBRID_LOCAL_BYTES / (HYBRID_LOCAL_THREADS * (key_bytes + value_bytes));
