@@ -2,7 +2,8 @@
 # Session 36, run 3 (runs 1 and 2 trimmed into one call, the device having refused five starts):
 # the probe variants build in the background while the library's benches run; then the probe at
 # 2^26 (and 2^28 for four), ncu on two, and the cuda_runtime suite with what time is left.
-# Carry .device with bins.tar.xz (histosort and tests/cuda_runtime staged from c309d7e).
+# Carry .device with bins.tar.xz (histosort and tests/cuda_runtime staged from bd7e40c, which
+# reads the in-bucket block from HISTOSORT_HYBRID_LOCAL).
 cd "$(dirname "$0")/../../.."
 bash bench/results/2026-12-06-s34/unpack.sh
 D=$PWD/.device
@@ -35,8 +36,10 @@ pk() {
 NOCUB=
 pk p-lsd X=1
 NOCUB=--no-cub
-pk p-hybrid HISTOSORT_HYBRID_MIN=2097152
-pk p-hybrid-bal HISTOSORT_HYBRID_MIN=2097152 HISTOSORT_KERNEL_DEFINES=HYB_BALANCE=1
+H="HISTOSORT_HYBRID_MIN=2097152 HISTOSORT_KERNEL_DEFINES=HYB_BALANCE=1"
+pk p-hybrid-bal $H
+pk p-hybrid-bal-512x12 $H HISTOSORT_HYBRID_LOCAL=512x12x3x12
+pk p-hybrid-bal-256x12 $H HISTOSORT_HYBRID_LOCAL=256x12x4x12
 (cd $OUT && tar czf json.tgz *.json && rm -f *.json *.svg)
 wait "${pids[@]}"
 echo "built ($SECONDS s)"
@@ -54,11 +57,13 @@ for lg in 26 28; do
 done 2>&1 | head -200
 M=smsp__inst_executed.sum,smsp__thread_inst_executed_per_inst_executed.ratio,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum,sm__warps_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum,dram__bytes.sum
 for b in packed_b1 packed_b1_t256_i12; do
-    [ $SECONDS -lt 380 ] || break
+    [ $SECONDS -lt 360 ] || break
     echo "=== ncu $b 2^26 ($SECONDS s)"
     timeout 60 ncu -k hybrid_local_sort -c 1 --section SpeedOfLight --section WarpStateStats --section Occupancy --metrics $M $B/$b 26 1 2>&1 | grep -v "^==PROF==\|^  median\|^CUB" | tail -50
 done
 t() { local l=$1 s=$2; shift 2; echo "-- $l ($SECONDS s, limit $s s)"; env "$@" timeout $s "${CMD[@]}" 2>&1 | grep -E "^test |^test result|FAILED|panicked|failed|rror|mismatch" | head -60; }
+CMD=($D/tests/cuda_runtime --test-threads 1 --exact hybrid_sort_takes_uniform_keys_and_falls_back_on_skew)
+t hybrid-test-bal-256x12 100 HISTOSORT_KERNEL_DEFINES=HYB_BALANCE=1 HISTOSORT_HYBRID_LOCAL=256x12x4x12
 CMD=($D/tests/cuda_runtime --test-threads 1)
 t cuda_runtime $((575 - SECONDS)) X=1
 echo "done ($SECONDS s)"
