@@ -338,25 +338,36 @@ impl OnesweepShape {
     }
 }
 
+/// The numbers of a shape written `AxBxC...`.
+fn x_numbers(s: &str) -> std::result::Result<Vec<u32>, String> {
+    s.split('x')
+        .map(|t| t.trim().parse::<u32>().map_err(|e| e.to_string()))
+        .collect()
+}
+
+/// Checks the threads of a block that has one thread per digit: a multiple of 32 from
+/// 2^[`ONESWEEP_RADIX_BITS`] to 1024.
+fn block_threads(threads: u32) -> std::result::Result<(), String> {
+    let radix = 1 << ONESWEEP_RADIX_BITS;
+    if threads % 32 != 0 || !(radix..=1024).contains(&threads) {
+        return Err(format!(
+            "{threads} threads: a multiple of 32 from {radix} to 1024"
+        ));
+    }
+    Ok(())
+}
+
 impl std::str::FromStr for OnesweepShape {
     type Err = String;
     /// `THREADSxITEMS` or `THREADSxITEMSxMIN_BLOCKS` (min blocks 1 when left out).
     fn from_str(s: &str) -> std::result::Result<Self, String> {
-        let v: Vec<u32> = s
-            .split('x')
-            .map(|t| t.trim().parse::<u32>().map_err(|e| e.to_string()))
-            .collect::<std::result::Result<_, _>>()?;
+        let v = x_numbers(s)?;
         let (threads, items, min_blocks) = match v[..] {
             [t, i] => (t, i, 1),
             [t, i, b] => (t, i, b),
             _ => return Err(format!("{s:?} is not THREADSxITEMS[xMIN_BLOCKS]")),
         };
-        let radix = 1 << ONESWEEP_RADIX_BITS;
-        if threads % 32 != 0 || !(radix..=1024).contains(&threads) {
-            return Err(format!(
-                "{threads} threads: a multiple of 32 from {radix} to 1024"
-            ));
-        }
+        block_threads(threads)?;
         if !(1..=64).contains(&items) || !(1..=8).contains(&min_blocks) {
             return Err(format!("{items} items, {min_blocks} blocks: 1-64 and 1-8"));
         }
@@ -597,10 +608,7 @@ impl std::str::FromStr for HybridLocalShape {
     /// `THREADSxITEMSxMIN_BLOCKS` or `THREADSxITEMSxMIN_BLOCKSxFILL_16THS` (the fill
     /// [`HYBRID_FILL_16THS`] when left out).
     fn from_str(s: &str) -> std::result::Result<Self, String> {
-        let v: Vec<u32> = s
-            .split('x')
-            .map(|t| t.trim().parse::<u32>().map_err(|e| e.to_string()))
-            .collect::<std::result::Result<_, _>>()?;
+        let v = x_numbers(s)?;
         let (threads, items, min_blocks, fill_16ths) = match v[..] {
             [t, i, b] => (t, i, b, HYBRID_FILL_16THS as u32),
             [t, i, b, f] => (t, i, b, f),
@@ -610,12 +618,7 @@ impl std::str::FromStr for HybridLocalShape {
                 ))
             }
         };
-        let radix = 1 << ONESWEEP_RADIX_BITS;
-        if threads % 32 != 0 || !(radix..=1024).contains(&threads) {
-            return Err(format!(
-                "{threads} threads: a multiple of 32 from {radix} to 1024"
-            ));
-        }
+        block_threads(threads)?;
         if !(1..=16).contains(&items) || !(1..=8).contains(&min_blocks) {
             return Err(format!("{items} items, {min_blocks} blocks: 1-16 and 1-8"));
         }
@@ -1553,6 +1556,22 @@ mod tests {
             "threads",
         ] {
             assert!(bad.parse::<HistLanesShape>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn hybrid_local_blocks_parse() {
+        let b: HybridLocalShape = "256x12x4x12".parse().unwrap();
+        assert_eq!(
+            (b.threads, b.items, b.min_blocks, b.fill_16ths, b.cap()),
+            (256, 12, 4, 12, 3072)
+        );
+        let b: HybridLocalShape = "512x16x2".parse().unwrap();
+        assert_eq!((b.cap(), b.fill_16ths), (8192, HYBRID_FILL_16THS as u32));
+        // Fewer threads than digits, too many items, no minimum of blocks, no fill, a width
+        // that is no multiple of 32, not numbers.
+        for bad in ["128x16x2", "512x17x2", "512x16", "512x16x2x0", "500x16x2", "axbxc"] {
+            assert!(bad.parse::<HybridLocalShape>().is_err(), "{bad}");
         }
     }
 
