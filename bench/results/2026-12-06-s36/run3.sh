@@ -41,6 +41,11 @@ pk p-hybrid-bal $H
 pk p-hybrid-bal-512x12 $H HISTOSORT_HYBRID_LOCAL=512x12x3x12
 pk p-hybrid-bal-256x12 $H HISTOSORT_HYBRID_LOCAL=256x12x4x12
 (cd $OUT && tar czf json.tgz *.json && rm -f *.json *.svg)
+t() { local l=$1 s=$2; shift 2; echo "-- $l ($SECONDS s, limit $s s)"; env "$@" timeout $s "${CMD[@]}" 2>&1 | grep -E "^test |^test result|FAILED|panicked|failed|rror|mismatch" | head -60; }
+# The refactored pass launch first (every onesweep pass, the hybrid's, the packed hybrid's).
+F="onesweep_tiles_orders_bit_ranges_and_pairs packed_pairs_tiles_orders_ranges_and_skips hybrid_sort_takes_uniform_keys_and_falls_back_on_skew free_ranking_sorts_like_the_reference_and_only_where_order_is_free"
+CMD=($D/tests/cuda_runtime --test-threads 1 $F)
+t cuda_runtime-passes 170 X=1
 wait "${pids[@]}"
 echo "built ($SECONDS s)"
 ls $B
@@ -57,13 +62,12 @@ for lg in 26 28; do
 done 2>&1 | head -200
 M=smsp__inst_executed.sum,smsp__thread_inst_executed_per_inst_executed.ratio,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum,sm__warps_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum,dram__bytes.sum
 for b in packed_b1 packed_b1_t256_i12; do
-    [ $SECONDS -lt 360 ] || break
+    [ $SECONDS -lt 420 ] || break
     echo "=== ncu $b 2^26 ($SECONDS s)"
     timeout 60 ncu -k hybrid_local_sort -c 1 --section SpeedOfLight --section WarpStateStats --section Occupancy --metrics $M $B/$b 26 1 2>&1 | grep -v "^==PROF==\|^  median\|^CUB" | tail -50
 done
-t() { local l=$1 s=$2; shift 2; echo "-- $l ($SECONDS s, limit $s s)"; env "$@" timeout $s "${CMD[@]}" 2>&1 | grep -E "^test |^test result|FAILED|panicked|failed|rror|mismatch" | head -60; }
 CMD=($D/tests/cuda_runtime --test-threads 1 --exact hybrid_sort_takes_uniform_keys_and_falls_back_on_skew)
 t hybrid-test-bal-256x12 100 HISTOSORT_KERNEL_DEFINES=HYB_BALANCE=1 HISTOSORT_HYBRID_LOCAL=256x12x4x12
-CMD=($D/tests/cuda_runtime --test-threads 1)
-t cuda_runtime $((575 - SECONDS)) X=1
+CMD=($D/tests/cuda_runtime --test-threads 1 $(for f in $F; do echo --skip $f; done))
+t cuda_runtime-rest $((575 - SECONDS)) X=1
 echo "done ($SECONDS s)"
