@@ -45,7 +45,7 @@ t() { local l=$1 s=$2; shift 2; echo "-- $l ($SECONDS s, limit $s s)"; env "$@" 
 # The refactored pass launch first (every onesweep pass, the hybrid's, the packed hybrid's).
 F="onesweep_tiles_orders_bit_ranges_and_pairs packed_pairs_tiles_orders_ranges_and_skips hybrid_sort_takes_uniform_keys_and_falls_back_on_skew free_ranking_sorts_like_the_reference_and_only_where_order_is_free"
 CMD=($D/tests/cuda_runtime --test-threads 1 $F)
-t cuda_runtime-passes 170 X=1
+t cuda_runtime-passes 130 X=1
 wait "${pids[@]}"
 echo "built ($SECONDS s)"
 ls $B
