@@ -1570,7 +1570,14 @@ mod tests {
         assert_eq!((b.cap(), b.fill_16ths), (8192, HYBRID_FILL_16THS as u32));
         // Fewer threads than digits, too many items, no minimum of blocks, no fill, a width
         // that is no multiple of 32, not numbers.
-        for bad in ["128x16x2", "512x17x2", "512x16", "512x16x2x0", "500x16x2", "axbxc"] {
+        for bad in [
+            "128x16x2",
+            "512x17x2",
+            "512x16",
+            "512x16x2x0",
+            "500x16x2",
+            "axbxc",
+        ] {
             assert!(bad.parse::<HybridLocalShape>().is_err(), "{bad}");
         }
     }
