@@ -1,9 +1,10 @@
 #!/bin/bash
 # Session 36, run 3 (runs 1 and 2 trimmed into one call, the device having refused five starts):
 # the probe variants build in the background while the library's benches run; then the probe at
-# 2^26 (and 2^28 for four), ncu on two, and the cuda_runtime suite with what time is left.
-# Carry .device with bins.tar.xz (histosort and tests/cuda_runtime staged from bd7e40c, which
-# reads the in-bucket block from HISTOSORT_HYBRID_LOCAL).
+# 2^26 (and 2^28 for two), ncu on two, and the cuda_runtime suite with what time is left. The
+# library's packed hybrid runs balanced with today's in-bucket block and with 256x10x4x13 and
+# 256x12x4x12 (HISTOSORT_HYBRID_LOCAL). Carry .device with bins.tar.xz (histosort,
+# tests/cuda_runtime and run-gpu-suite.sh staged from bd7e40c or later).
 cd "$(dirname "$0")/../../.."
 bash bench/results/2026-12-06-s34/unpack.sh
 D=$PWD/.device
@@ -38,7 +39,7 @@ pk p-lsd X=1
 NOCUB=--no-cub
 H="HISTOSORT_HYBRID_MIN=2097152 HISTOSORT_KERNEL_DEFINES=HYB_BALANCE=1"
 pk p-hybrid-bal $H
-pk p-hybrid-bal-512x12 $H HISTOSORT_HYBRID_LOCAL=512x12x3x12
+pk p-hybrid-bal-256x10 $H HISTOSORT_HYBRID_LOCAL=256x10x4x13
 pk p-hybrid-bal-256x12 $H HISTOSORT_HYBRID_LOCAL=256x12x4x12
 (cd $OUT && tar czf json.tgz *.json && rm -f *.json *.svg)
 t() { local l=$1 s=$2; shift 2; echo "-- $l ($SECONDS s, limit $s s)"; env "$@" timeout $s "${CMD[@]}" 2>&1 | grep -E "^test |^test result|FAILED|panicked|failed|rror|mismatch" | head -60; }

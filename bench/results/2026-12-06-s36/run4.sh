@@ -1,8 +1,9 @@
 #!/bin/bash
 # Session 36, run 4: run3.sh cut to what ~4 device minutes hold (the device refused eleven
-# starts): the library's packed hybrid (balanced; 512 and 256-thread in-bucket blocks) against
-# the packed LSD sort with CUB at 2^24 and 2^26; the probe at 2^26 in six builds; then the
-# pass-launch tests with what time is left. Carry .device (bins.tar.xz staged from bd7e40c).
+# starts): the library's packed hybrid (balanced; today's in-bucket block and 256x10x4x13)
+# against the packed LSD sort with CUB at 2^24 and 2^26; the probe at 2^26 in seven builds;
+# then the pass-launch tests with what time is left. Carry .device (bins.tar.xz staged from
+# bd7e40c or later).
 cd "$(dirname "$0")/../../.."
 bash bench/results/2026-12-06-s34/unpack.sh
 D=$PWD/.device
@@ -23,6 +24,7 @@ build packed_b1_i12 -DPROBE_PACKED=1 -DHYB_BALANCE=1 -DHYBRID_LOCAL_ITEMS=12 -DH
 build packed_b1_t256_i12 -DPROBE_PACKED=1 -DHYB_BALANCE=1 -DHYBRID_LOCAL_THREADS=256 -DHYBRID_LOCAL_ITEMS=12 -DHYBRID_LOCAL_MIN_BLOCKS=4 -DPROBE_FILL16=12 & pids+=($!)
 build packed_b1_d1 -DPROBE_PACKED=1 -DHYB_BALANCE=1 -DHYB_DIAG=1 & pids+=($!)
 build packed_b1_d2 -DPROBE_PACKED=1 -DHYB_BALANCE=1 -DHYB_DIAG=2 & pids+=($!)
+build packed_b1_t256_i10 -DPROBE_PACKED=1 -DHYB_BALANCE=1 -DHYBRID_LOCAL_THREADS=256 -DHYBRID_LOCAL_ITEMS=10 -DHYBRID_LOCAL_MIN_BLOCKS=4 -DPROBE_FILL16=13 & pids+=($!)
 pk() {
   local l=$1; shift
   echo "-- $l ($SECONDS s)"
@@ -33,11 +35,11 @@ pk p-lsd X=1
 NOCUB=--no-cub
 H="HISTOSORT_HYBRID_MIN=2097152 HISTOSORT_KERNEL_DEFINES=HYB_BALANCE=1"
 pk p-hybrid-bal $H
-pk p-hybrid-bal-256x12 $H HISTOSORT_HYBRID_LOCAL=256x12x4x12
+pk p-hybrid-bal-256x10 $H HISTOSORT_HYBRID_LOCAL=256x10x4x13
 (cd $OUT && tar czf json.tgz *.json && rm -f *.json *.svg)
 wait "${pids[@]}"
 echo "built ($SECONDS s)"
-for b in packed_b0 packed_b1 packed_b1_i12 packed_b1_t256_i12 packed_b1_d1 packed_b1_d2; do
+for b in packed_b0 packed_b1 packed_b1_t256_i10 packed_b1_t256_i12 packed_b1_i12 packed_b1_d1 packed_b1_d2; do
     echo "=== $b 2^26 ($SECONDS s)"
     timeout 30 $B/$b 26 11 > /tmp/o.txt 2>&1
     if [ $b = packed_b0 ]; then cat /tmp/o.txt; else
