@@ -1,6 +1,6 @@
 #!/bin/bash
-# Session 36, run 3 (runs 1 and 2 trimmed into one call, the device having refused five starts):
-# the probe variants build in the background while the library's benches run; then the probe at
+# Session 36, run 3 (a probe run and a library run in one call, the device having refused five
+# starts): the probe variants build in the background while the library's benches run; then the probe at
 # 2^26 (and 2^28 for two), ncu on two, and the cuda_runtime suite with what time is left. The
 # library's packed hybrid runs balanced with today's in-bucket block and with 256x10x4x13 and
 # 256x12x4x12 (HISTOSORT_HYBRID_LOCAL). Carry .device with bins.tar.xz (histosort,
