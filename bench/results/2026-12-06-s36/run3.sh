@@ -1,7 +1,7 @@
 #!/bin/bash
 # Session 36, run 3 (a probe run and a library run in one call, the device having refused five
 # starts): the probe variants build in the background while the library's benches run; then the probe at
-# 2^26 (and 2^28 for two), ncu on two, and the cuda_runtime suite with what time is left. The
+# 2^26 (and 2^28 for two), ncu on two (today's block and 256x10x4), and the cuda_runtime suite with what time is left. The
 # library's packed hybrid runs balanced with today's in-bucket block and with 256x10x4x13 and
 # 256x12x4x12 (HISTOSORT_HYBRID_LOCAL). Carry .device with bins.tar.xz (histosort,
 # tests/cuda_runtime and run-gpu-suite.sh staged from bd7e40c or later).
@@ -52,7 +52,7 @@ echo "built ($SECONDS s)"
 ls $B
 for lg in 26 28; do
     for b in packed_b0 packed_b1 packed_b1_s1 packed_b1_i12 packed_b1_i10 packed_b1_t256_i12 packed_b1_t256_i10 packed_b1_d1 packed_b1_d2 packed_b1_d3; do
-        [ $lg = 28 ] && [[ $b != packed_b1 && $b != packed_b1_i12 ]] && continue
+        [ $lg = 28 ] && [[ $b != packed_b0 && $b != packed_b1 ]] && continue
         echo "=== $b 2^$lg ($SECONDS s)"
         timeout 40 $B/$b $lg 15 > /tmp/o.txt 2>&1
         if [ $b = packed_b0 ]; then cat /tmp/o.txt; else
@@ -62,13 +62,13 @@ for lg in 26 28; do
     done
 done 2>&1 | head -200
 M=smsp__inst_executed.sum,smsp__thread_inst_executed_per_inst_executed.ratio,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum,sm__warps_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum,dram__bytes.sum
-for b in packed_b1 packed_b1_t256_i12; do
+for b in packed_b1 packed_b1_t256_i10; do
     [ $SECONDS -lt 360 ] || break
     echo "=== ncu $b 2^26 ($SECONDS s)"
     timeout 60 ncu -k hybrid_local_sort -c 1 --section SpeedOfLight --section WarpStateStats --section Occupancy --metrics $M $B/$b 26 1 2>&1 | grep -v "^==PROF==\|^  median\|^CUB" | tail -50
 done
 CMD=($D/tests/cuda_runtime --test-threads 1 --exact hybrid_sort_takes_uniform_keys_and_falls_back_on_skew)
-t hybrid-test-bal-256x12 100 HISTOSORT_KERNEL_DEFINES=HYB_BALANCE=1 HISTOSORT_HYBRID_LOCAL=256x12x4x12
+t hybrid-test-bal-256x10 100 HISTOSORT_KERNEL_DEFINES=HYB_BALANCE=1 HISTOSORT_HYBRID_LOCAL=256x10x4x13
 CMD=($D/tests/cuda_runtime --test-threads 1 $(for f in $F; do echo --skip $f; done))
 t cuda_runtime-rest $((575 - SECONDS)) X=1
 echo "done ($SECONDS s)"
