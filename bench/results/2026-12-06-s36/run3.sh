@@ -1,10 +1,12 @@
 #!/bin/bash
 # Session 36, run 3 (a probe run and a library run in one call, the device having refused five
-# starts): the probe variants build in the background while the library's benches run; then the probe at
-# 2^26 (and 2^28 for two), ncu on two (today's block and 256x10x4), and the cuda_runtime suite with what time is left. The
-# library's packed hybrid runs balanced with today's in-bucket block and with 256x10x4x13 and
-# 256x12x4x12 (HISTOSORT_HYBRID_LOCAL). Carry .device with bins.tar.xz (histosort,
-# tests/cuda_runtime and run-gpu-suite.sh staged from bd7e40c or later).
+# starts; it never ran in session 36): the probe variants build in the background while the
+# library's benches run; then the pass-launch tests, the probe at 2^26 (and 2^28 for two), ncu on
+# two (today's block and 256x10x4), the hybrid test on the 256x10x4x13 block, and the rest of the
+# cuda_runtime suite with what time is left. The library's packed hybrid runs balanced with
+# today's in-bucket block and with 256x10x4x13 and 256x12x4x12 (HISTOSORT_HYBRID_LOCAL). Carry
+# .device with bins.tar.xz (histosort, tests/cuda_runtime and run-gpu-suite.sh staged from
+# bd7e40c or later).
 cd "$(dirname "$0")/../../.."
 bash bench/results/2026-12-06-s34/unpack.sh
 D=$PWD/.device
