@@ -498,6 +498,17 @@ struct PassKernel<'a> {
     shared: u32,
 }
 
+impl LastPass {
+    fn kernel(&self) -> PassKernel<'_> {
+        PassKernel {
+            function: &self.pass,
+            tiles: self.tiles,
+            threads: self.shape.threads,
+            shared: self.shared,
+        }
+    }
+}
+
 impl Onesweep {
     /// The pass kernel of every pass (the last too, unless it has its own tile).
     fn pass_kernel(&self) -> PassKernel<'_> {
@@ -810,16 +821,20 @@ impl CudaBackend {
         } else {
             None
         };
-        // Packed pairs, where only the pass kernels would run: their own module and tile (and
-        // the packed hybrid, where the hybrid applies).
+        // The kernels below run only where no one-kernel sort takes the length.
+        let one_kernel = rank.is_some() || cluster.is_some() || fused.is_some();
+        // Packed pairs: their own module and tile (and the packed hybrid, where the hybrid
+        // applies).
         let packed = kb == 4
             && vb == 4
             && passes >= 2
-            && rank.is_none()
-            && cluster.is_none()
-            && fused.is_none()
+            && !one_kernel
             && self.packed_min().is_some_and(|m| n >= m);
-        let hybrid = self.make_hybrid(key, &spec, status_bits, pass_shared, packed)?;
+        let hybrid = if one_kernel {
+            None
+        } else {
+            self.make_hybrid(key, &spec, status_bits, pass_shared, packed)?
+        };
         let packed_pass = if packed {
             let s = self.packed_shape(n as u64);
             Some((packed_spec(key.key, status_bits, s, hybrid.is_some())?, s))
@@ -890,7 +905,8 @@ impl CudaBackend {
     /// bits, a bit range short of the whole key, inputs shorter than the backend's hybrid
     /// minimum ([`crate::tuning::cuda::hybrid_min`]) or too long
     /// for 32-bit status words, devices whose blocks cannot have 128 KiB of shared memory.
-    /// `packed`: the plan's passes run packed pairs, so the hybrid is the packed one.
+    /// `packed`: the plan's passes run packed pairs, so the hybrid is the packed one. (Not
+    /// called for lengths that a one-kernel sort takes: that sort would run first.)
     fn make_hybrid(
         &self,
         key: &PlanKey,
@@ -1604,12 +1620,7 @@ impl CudaBackend {
                 self.note_free_rank();
             }
             let f = match &os.last {
-                Some(l) if last => PassKernel {
-                    function: &l.pass,
-                    tiles: l.tiles,
-                    threads: l.shape.threads,
-                    shared: l.shared,
-                },
+                Some(l) if last => l.kernel(),
                 _ => os.pass_kernel(),
             };
             let v = |x: u64| if has_vals { x } else { 0 };

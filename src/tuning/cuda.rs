@@ -610,7 +610,7 @@ impl std::str::FromStr for HybridLocalShape {
     fn from_str(s: &str) -> std::result::Result<Self, String> {
         let v = x_numbers(s)?;
         let (threads, items, min_blocks, fill_16ths) = match v[..] {
-            [t, i, b] => (t, i, b, HYBRID_FILL_16THS as u32),
+            [t, i, b] => (t, i, b, HYBRID_FILL_16THS),
             [t, i, b, f] => (t, i, b, f),
             _ => {
                 return Err(format!(
@@ -647,7 +647,7 @@ pub fn hybrid_local_block(key_bytes: u32, value_bytes: u32) -> HybridLocalShape 
             threads: HYBRID_LOCAL_THREADS,
             items: hybrid_local_items(key_bytes, value_bytes),
             min_blocks: HYBRID_LOCAL_MIN_BLOCKS,
-            fill_16ths: HYBRID_FILL_16THS as u32,
+            fill_16ths: HYBRID_FILL_16THS,
         })
 }
 
@@ -706,7 +706,7 @@ pub fn hybrid_top_extra() -> u32 {
 /// bucket per block instead (64-bit keys below 2^28: six in-bucket passes instead of seven)
 /// was far slower: H200, session 20, u64 keys 2^24 / 2^26 / 2^27, ms: 5.51 / 7.53 / 8.76
 /// against 0.98 / 3.43 / 6.72 (65,536 blocks each paying the kernel's fixed cost per pass).
-pub const HYBRID_FILL_16THS: u64 = 8;
+pub const HYBRID_FILL_16THS: u32 = 8;
 
 /// A tile of a freely ranked pass (see [`free_rank`]) ranks with a shared atomic per key only
 /// where no digit holds more than 1/`ONESWEEP_FREE_RANK_SKEW` of its keys; elsewhere the lanes'
@@ -1567,7 +1567,7 @@ mod tests {
             (256, 12, 4, 12, 3072)
         );
         let b: HybridLocalShape = "512x16x2".parse().unwrap();
-        assert_eq!((b.cap(), b.fill_16ths), (8192, HYBRID_FILL_16THS as u32));
+        assert_eq!((b.cap(), b.fill_16ths), (8192, HYBRID_FILL_16THS));
         // Fewer threads than digits, too many items, no minimum of blocks, no fill, a width
         // that is no multiple of 32, not numbers.
         for bad in [
