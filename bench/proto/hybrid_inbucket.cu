@@ -14,6 +14,15 @@
 // PROBE_PACKED 0: the module of u32 keys with u32 values (two arrays in, two out, as the hybrid
 // sort runs today). 1: the u64 keys-only module with PACKED (one array of 64-bit elements, the
 // key in the low half and the value in the high half, as the packed LSD passes leave them).
+// CUB and the standard headers come first: the kernels' macros (WARP_THREADS, RADIX_BITS, ...)
+// would rewrite CUB's own names of those identifiers.
+#include <cub/cub.cuh>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
 // (The kernels' `key_t` would clash with the one <sys/types.h> declares: renamed here.)
 #define key_t hs_key_t
 
@@ -65,13 +74,6 @@
 #include "../../kernels/common.cuh"
 #include "../../kernels/radix_sort_onesweep.cu"
 #undef key_t
-
-#include <cub/cub.cuh>
-
-#include <algorithm>
-#include <cstdio>
-#include <cstdlib>
-#include <vector>
 
 #define CK(x)                                                                      \
     do {                                                                           \
