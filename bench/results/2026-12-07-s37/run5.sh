@@ -2,7 +2,9 @@
 # Session 37, run 5: the pass-launch tests that run 3 (session 36's run3.sh) cut short (its
 # 130 s limit was too short for the hybrid test; session 35 gave it 240 s), and the probe, whose
 # CUB headers run 3 could not build (the kernels' macros came first; mended). Carry .device
-# (bins.tar.xz staged from fb0f0f0).
+# (bins.tar.xz staged from fb0f0f0). The probe also builds the one-digit top sort (HYB_TOP_BITS=8:
+# one ranking pass, then the tie runs by insertion), which session 31 measured at twice the
+# two-pass kernel's time in the library.
 cd "$(dirname "$0")/../../.."
 bash bench/results/2026-12-06-s34/unpack.sh
 D=$PWD/.device
@@ -24,6 +26,8 @@ build packed_b1_t256_i12 -DPROBE_PACKED=1 -DHYB_BALANCE=1 -DHYBRID_LOCAL_THREADS
 build packed_b1_d1 -DPROBE_PACKED=1 -DHYB_BALANCE=1 -DHYB_DIAG=1 & pids+=($!)
 build packed_b1_d2 -DPROBE_PACKED=1 -DHYB_BALANCE=1 -DHYB_DIAG=2 & pids+=($!)
 build packed_b1_d3 -DPROBE_PACKED=1 -DHYB_BALANCE=1 -DHYB_DIAG=3 & pids+=($!)
+build packed_b1_top8 -DPROBE_PACKED=1 -DHYB_BALANCE=1 -DHYB_TOP_BITS=8u & pids+=($!)
+build packed_b1_t256_i10_top8 -DPROBE_PACKED=1 -DHYB_BALANCE=1 -DHYBRID_LOCAL_THREADS=256 -DHYBRID_LOCAL_ITEMS=10 -DHYBRID_LOCAL_MIN_BLOCKS=4 -DPROBE_FILL16=13 -DHYB_TOP_BITS=8u & pids+=($!)
 t() { local l=$1 s=$2; shift 2; echo "-- $l ($SECONDS s, limit $s s)"; env "$@" timeout $s "${CMD[@]}" 2>&1 | grep -E "^test |^test result|FAILED|panicked|failed|rror|mismatch" | head -60; }
 CMD=($D/tests/cuda_runtime --test-threads 1 onesweep_tiles_orders_bit_ranges_and_pairs packed_pairs_tiles_orders_ranges_and_skips)
 t passes 150 X=1
@@ -32,7 +36,7 @@ t hybrid-test 250 X=1
 wait "${pids[@]}"
 echo "built ($SECONDS s)"
 ls $B
-for b in packed_b0 packed_b1 packed_b1_t256_i10 packed_b1_t256_i12 packed_b1_d1 packed_b1_d2 packed_b1_d3; do
+for b in packed_b0 packed_b1 packed_b1_t256_i10 packed_b1_d1 packed_b1_d2 packed_b1_d3 packed_b1_top8 packed_b1_t256_i10_top8 packed_b1_t256_i12; do
     [ $SECONDS -lt 520 ] || break
     echo "=== $b 2^26 ($SECONDS s)"
     timeout 30 $B/$b 26 11 > /tmp/o.txt 2>&1
