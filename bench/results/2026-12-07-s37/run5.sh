@@ -30,16 +30,16 @@ build packed_b1_top8 -DPROBE_PACKED=1 -DHYB_BALANCE=1 -DHYB_TOP_BITS=8u & pids+=
 build packed_b1_t256_i10_top8 -DPROBE_PACKED=1 -DHYB_BALANCE=1 -DHYBRID_LOCAL_THREADS=256 -DHYBRID_LOCAL_ITEMS=10 -DHYBRID_LOCAL_MIN_BLOCKS=4 -DPROBE_FILL16=13 -DHYB_TOP_BITS=8u & pids+=($!)
 t() { local l=$1 s=$2; shift 2; echo "-- $l ($SECONDS s, limit $s s)"; env "$@" timeout $s "${CMD[@]}" 2>&1 | grep -E "^test |^test result|FAILED|panicked|failed|rror|mismatch" | head -60; }
 CMD=($D/tests/cuda_runtime --test-threads 1 onesweep_tiles_orders_bit_ranges_and_pairs packed_pairs_tiles_orders_ranges_and_skips)
-t passes 150 X=1
+t passes 140 X=1
 CMD=($D/tests/cuda_runtime --test-threads 1 --exact hybrid_sort_takes_uniform_keys_and_falls_back_on_skew)
-t hybrid-test 250 X=1
+t hybrid-test 200 X=1
 wait "${pids[@]}"
 echo "built ($SECONDS s)"
 ls $B
 for b in packed_b0 packed_b1 packed_b1_t256_i10 packed_b1_d1 packed_b1_d2 packed_b1_d3 packed_b1_top8 packed_b1_t256_i10_top8 packed_b1_t256_i12; do
-    [ $SECONDS -lt 520 ] || break
+    [ $SECONDS -lt 395 ] || break
     echo "=== $b 2^26 ($SECONDS s)"
-    timeout 30 $B/$b 26 11 > /tmp/o.txt 2>&1
+    timeout 20 $B/$b 26 9 > /tmp/o.txt 2>&1
     if [ $b = packed_b0 ]; then cat /tmp/o.txt; else
         grep -E "^n =|chunk_log2|per SM|MISMATCH|equals|not run|rror" /tmp/o.txt
         grep -A2 "^hybrid_local_sort (top" /tmp/o.txt | tail -2
