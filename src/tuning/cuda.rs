@@ -676,7 +676,9 @@ pub const HYBRID_TOP_EXTRA_BITS: u32 = 3;
 
 /// The in-bucket sort spreads a chunk's keys over every warp of its block (`HYB_BALANCE` 1)
 /// rather than filling warps in order (0): a chunk averages half a block
-/// ([`HYBRID_FILL_16THS`]), so in order the upper half of the warps hold no keys.
+/// ([`HYBRID_FILL_16THS`]), so in order the upper half of the warps hold no keys. Measured on
+/// the packed in-bucket kernel alone (H100, session 37, u32/u32 pairs 2^26: 1.542 -> 1.280 ms);
+/// off until the 64-bit hybrids, which are on by default, are timed and tested with it.
 pub const HYBRID_BALANCE: bool = false;
 /// The in-bucket sort of keys without values (and of packed pairs) stages each key in shared
 /// memory as soon as it is ranked (`HYB_STAGE` 1), as the pass kernel does, instead of keeping
@@ -688,7 +690,9 @@ pub const HYBRID_STAGE: bool = false;
 /// A fixed number of varying bits for the in-bucket top sort (kernels/radix_sort_onesweep.cu,
 /// `HYB_TOP_BITS`) whatever the chunk's size, in place of log2(keys) + [`HYBRID_TOP_EXTRA_BITS`];
 /// 0: the latter. A tuning hook (`HISTOSORT_KERNEL_DEFINES=HYB_TOP_BITS=8`) for 32-bit keys,
-/// whose chunks hold only 16-22 bits to sort.
+/// whose chunks hold only 16-22 bits to sort. 8 lost both times it ran (H100): session 31, the
+/// library's u32/u32 hybrid at 2^26 4.61 ms (the packed LSD sort 2.27); session 37, the packed
+/// in-bucket kernel alone at 2^26 2.83 ms against 1.28 with the default top sort.
 pub const HYBRID_TOP_BITS: u32 = 0;
 /// The longest run of keys tied on the top sort's digits that one thread sorts by insertion
 /// (`HYB_TIE_RUN_MAX`, below 64); a chunk with a longer run is ranked by every digit instead.
@@ -738,8 +742,12 @@ pub fn free_rank() -> bool {
 /// key size, with or without values (0 turns the hybrid off). Pairs of 4-byte keys and 4-byte
 /// values (u32 argsorts too) that run packed take the packed hybrid (two packed MSD passes,
 /// then in-bucket sorts of the 8-byte elements: 52 bytes a pair against the packed LSD sort's
-/// 68); it is off by default like every 32-bit hybrid: correct on the H100 (session 35, the
-/// hybrid test), its speed not yet measured (bench/NOTES.md, session 35).
+/// 68); it is off by default like every 32-bit hybrid: correct on the H100 (sessions 35 and 37,
+/// the hybrid test), and slower than the packed LSD sort there at every block tried (session
+/// 37, u32/u32 pairs 2^24 / 2^26 / 2^28, ms: packed LSD 0.584 / 2.219 / 8.591; hybrid with
+/// balanced warps 0.751 / 2.581 / 8.894, at a 256x10x4x13 block 0.671 / 2.255 / 9.087, the
+/// last falling back to the LSD sort): its in-bucket kernel's load and write alone take more
+/// than the two LSD passes it replaces leave room for.
 pub fn hybrid_min(key_bytes: u32, pairs: bool) -> Option<usize> {
     static MIN: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
     match *MIN.get_or_init(|| env_tuning("HISTOSORT_HYBRID_MIN")) {
