@@ -746,8 +746,9 @@ pub fn free_rank() -> bool {
 /// the hybrid test), and slower than the packed LSD sort there at every block tried (session
 /// 37, u32/u32 pairs 2^24 / 2^26 / 2^28, ms: packed LSD 0.584 / 2.219 / 8.591; hybrid with
 /// balanced warps 0.751 / 2.581 / 8.894, at a 256x10x4x13 block 0.671 / 2.255 / 9.087, the
-/// last falling back to the LSD sort): its in-bucket kernel (1.0 ms at 2^26 at best, 0.58 of
-/// it the load and write alone) costs about what the two LSD passes it replaces do.
+/// last falling back to the LSD sort): its in-bucket kernel (at 2^26 1.0 ms at the best block;
+/// at the default one its load and write alone take 0.58 of 1.28) costs about what the two LSD
+/// passes it replaces do.
 pub fn hybrid_min(key_bytes: u32, pairs: bool) -> Option<usize> {
     static MIN: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
     match *MIN.get_or_init(|| env_tuning("HISTOSORT_HYBRID_MIN")) {
