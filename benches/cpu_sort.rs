@@ -259,7 +259,8 @@ fn pairs_group(sizes: &[u32], rounds: usize, rows: &mut Vec<Row>) {
     }
 }
 
-/// Byte histogram against copy and read baselines over the same bytes.
+/// Byte histogram (the default path and the scalar one) against copy and read baselines over
+/// the same bytes.
 fn hist_group(rounds: usize, rows: &mut Vec<Row>) {
     let n = 1usize << 28;
     let mut seed = 0x4157;
@@ -271,6 +272,7 @@ fn hist_group(rounds: usize, rows: &mut Vec<Row>) {
     let want = histosort::reference::histogram_u8(&data);
     let names = [
         "histogram_u8",
+        "histogram_u8 scalar",
         "copy (2 threads)",
         "copy (1 thread)",
         "read sum (2 threads)",
@@ -290,11 +292,17 @@ fn hist_group(rounds: usize, rows: &mut Vec<Row>) {
                         std::process::exit(1);
                     }
                 }
-                1 => dst
+                1 => {
+                    if histosort::cpu::histogram::histogram_u8_scalar(&data) != want {
+                        eprintln!("WRONG scalar histogram");
+                        std::process::exit(1);
+                    }
+                }
+                2 => dst
                     .par_chunks_mut(1 << 20)
                     .zip(data.par_chunks(1 << 20))
                     .for_each(|(d, s)| d.copy_from_slice(s)),
-                2 => dst.copy_from_slice(&data),
+                3 => dst.copy_from_slice(&data),
                 _ => {
                     let words: &[u64] = bytemuck::cast_slice(&data);
                     let s: u64 = words

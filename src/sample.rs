@@ -199,7 +199,7 @@ pub fn check_channels(n: usize, channels: usize) -> Result<()> {
             "multi-channel histograms take 1 to {MAX_CHANNELS} channels, got {channels}"
         )));
     }
-    if n % channels != 0 {
+    if !n.is_multiple_of(channels) {
         return Err(Error::invalid(format!(
             "{n} bytes are not a whole number of {channels}-channel pixels ({} bytes left over)",
             n % channels

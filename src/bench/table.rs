@@ -101,7 +101,7 @@ pub fn count(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -111,7 +111,7 @@ pub fn count(n: u64) -> String {
 
 /// Bytes as MiB or GiB.
 pub fn bytes(n: u64) -> String {
-    if n >= 1 << 30 && n % (1 << 30) == 0 {
+    if n >= 1 << 30 && n.is_multiple_of(1 << 30) {
         format!("{} GiB", n >> 30)
     } else if n >= 1 << 20 {
         format!("{:.0} MiB", n as f64 / (1u64 << 20) as f64)

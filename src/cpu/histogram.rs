@@ -3,9 +3,11 @@
 
 use rayon::prelude::*;
 
+#[cfg(target_arch = "x86_64")]
+use super::hist_simd::{self, SimdByteCounter};
 use super::radix::prefetch_ahead_of;
 use crate::sample::{check_boundaries, check_channels, range_bin, EvenBin, Sample};
-use crate::tuning::cpu::{HIST_CHUNK, HIST_PAIR_MIN};
+use crate::tuning::cpu::{HIST_CHUNK, HIST_PAIR_MIN, HIST_SIMD_MIN};
 use crate::Result;
 
 fn private_histograms<T: Sync>(
@@ -30,14 +32,56 @@ fn private_histograms<T: Sync>(
         )
 }
 
-/// 256-bin histogram of bytes: inputs from [`HIST_PAIR_MIN`] bytes on take the pair counter
-/// ([`histogram_u8_pairs`]), smaller ones the lane sub-histograms ([`count_bytes`]).
+/// 256-bin histogram of bytes: from [`HIST_SIMD_MIN`] bytes on, on CPUs with AVX-512 VBMI2,
+/// BITALG and GFNI, the vector counter ([`histogram_u8_simd`]); otherwise
+/// [`histogram_u8_scalar`].
 pub fn histogram_u8(data: &[u8]) -> Vec<u64> {
+    if data.len() >= HIST_SIMD_MIN {
+        if let Some(h) = histogram_u8_simd(data) {
+            return h;
+        }
+    }
+    histogram_u8_scalar(data)
+}
+
+/// The byte histogram with scalar increments: inputs from [`HIST_PAIR_MIN`] bytes on take the
+/// pair counter ([`histogram_u8_pairs`]), smaller ones the lane sub-histograms
+/// ([`count_bytes`]).
+pub fn histogram_u8_scalar(data: &[u8]) -> Vec<u64> {
     if data.len() >= HIST_PAIR_MIN {
         histogram_u8_pairs(data)
     } else {
         histogram_u8_lanes(data)
     }
+}
+
+/// The byte histogram without scalar increments (`cpu::hist_simd`: bytes split by their top
+/// two bits, one-hot words summed by carry-save adders), each rayon fold state with its own
+/// counter; `None` on a CPU without AVX-512 VBMI2, BITALG and GFNI.
+pub fn histogram_u8_simd(data: &[u8]) -> Option<Vec<u64>> {
+    #[cfg(target_arch = "x86_64")]
+    if hist_simd::available() {
+        let h = data
+            .par_chunks(HIST_CHUNK)
+            .fold(SimdByteCounter::new, |mut c, chunk| {
+                if let Some(c) = c.as_mut() {
+                    c.count(chunk);
+                }
+                c
+            })
+            .map(|c| c.map(SimdByteCounter::finish))
+            .reduce(
+                || Some(vec![0u64; 256]),
+                |a, b| {
+                    let (mut a, b) = (a?, b?);
+                    a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
+                    Some(a)
+                },
+            );
+        return h;
+    }
+    let _ = data;
+    None
 }
 
 /// The byte histogram with a pair table: of every 8 bytes, bytes 0-1 and 4-5 are counted as

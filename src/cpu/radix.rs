@@ -738,8 +738,8 @@ fn use_nt<E: Elem>(dst: Buf<E>, n: usize) -> bool {
         && E::DENSE
         && size > 0
         && size <= tuning::CACHE_LINE / 4
-        && tuning::CACHE_LINE % size == 0
-        && (dst.0 as usize) % tuning::CACHE_LINE == 0
+        && tuning::CACHE_LINE.is_multiple_of(size)
+        && (dst.0 as usize).is_multiple_of(tuning::CACHE_LINE)
         && n.saturating_mul(size) >= nt_min_bytes()
 }
 
@@ -885,8 +885,8 @@ pub(crate) unsafe fn stream_out<T: Copy>(dst: *mut T, n: usize, f: impl Fn(usize
     if !cfg!(target_arch = "x86_64")
         || size == 0
         || size > line / 4
-        || line % size != 0
-        || (dst as usize) % size != 0
+        || !line.is_multiple_of(size)
+        || !(dst as usize).is_multiple_of(size)
     {
         for k in 0..n {
             // SAFETY: `k < n`.

@@ -165,7 +165,9 @@ fn look_back<T: ScanElem>(status: &[Status], b: usize, reduce_block: impl Fn(usi
             while state == EMPTY {
                 std::hint::spin_loop();
                 spins += 1;
-                if spins % 64 == 0 && start.elapsed() > Duration::from_nanos(SCAN_LOOKBACK_SPIN) {
+                if spins.is_multiple_of(64)
+                    && start.elapsed() > Duration::from_nanos(SCAN_LOOKBACK_SPIN)
+                {
                     break;
                 }
                 state = st.state.load(Ordering::Acquire);

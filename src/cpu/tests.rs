@@ -670,10 +670,10 @@ fn scan_look_back_helps_missing_blocks() {
     assert_eq!(p, (0..5).map(sum).sum::<u64>());
 }
 
-/// Both byte-histogram paths (pair table and lane sub-histograms) against the reference on 1,
-/// 2 and 3 threads: sizes 0, 1, odd, around words and chunk boundaries; uniform, low-entropy,
-/// all-equal and two alternating values (every pair the same); and a pair counter flushed in
-/// the middle.
+/// Every byte-histogram path (pair table, lane sub-histograms and, where the CPU has it, the
+/// vector counter) against the reference on 1, 2 and 3 threads: sizes 0, 1, odd, around
+/// words and chunk boundaries; uniform, low-entropy, all-equal and two alternating values
+/// (every pair the same); and a pair counter flushed in the middle.
 #[test]
 fn byte_histogram_paths_match_reference() {
     let mut r = Rng(33);
@@ -706,6 +706,9 @@ fn byte_histogram_paths_match_reference() {
                     assert_eq!(histogram::histogram_u8_pairs(d), want, "pairs n={n}");
                     assert_eq!(histogram::histogram_u8_lanes(d), want, "lanes n={n}");
                     assert_eq!(histogram::histogram_u8(d), want, "auto n={n}");
+                    if let Some(h) = histogram::histogram_u8_simd(d) {
+                        assert_eq!(h, want, "simd n={n}");
+                    }
                 }
             }
         });

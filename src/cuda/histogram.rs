@@ -177,7 +177,7 @@ impl CudaBackend {
             HistogramAlgorithm::GlobalAtomicUnrolled => 4,
             _ => 16,
         };
-        if data % align != 0 {
+        if !data.is_multiple_of(align) {
             return Err(Error::invalid(format!(
                 "histogram variant '{a}' reads {align}-byte words and needs data aligned to \
                  {align} bytes (address {data:#x}); auto reads any alignment"
@@ -547,7 +547,10 @@ impl CudaBackend {
         hist: u64,
         bins: u32,
     ) -> Result<()> {
-        if bins < 2 || U16_BINS as u32 % bins != 0 || bins > self.hist16_bins_per_pass()? {
+        if bins < 2
+            || !(U16_BINS as u32).is_multiple_of(bins)
+            || bins > self.hist16_bins_per_pass()?
+        {
             return Err(Error::invalid(format!(
                 "{bins} bins per pass of a 16-bit histogram: not an even divisor of 65536 that fits"
             )));

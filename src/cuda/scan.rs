@@ -220,8 +220,8 @@ impl CudaBackend {
     pub fn pipelined_scan_fits(&self, input: u64, output: u64) -> bool {
         self.info.compute_capability.0 >= 9
             && self.target.arch().0 >= 9
-            && input % 16 == 0
-            && output % 16 == 0
+            && input.is_multiple_of(16)
+            && output.is_multiple_of(16)
     }
 
     /// Enqueues (without waiting) the pipelined look-back scan of `n` elements of `d` from

@@ -101,6 +101,10 @@ pub const HIST_CHUNK: usize = 1 << 18;
 /// the 256 KiB pair table per fold state (zeroed, then folded into 256 bins) costs more than
 /// it saves.
 pub const HIST_PAIR_MIN: usize = 16 << 20;
+/// Byte histograms from this many bytes on take the vector counter (`cpu::hist_simd`) where
+/// the CPU has it: its per-thread state (four 2 KiB split buffers, bit planes) is set up and
+/// folded in well under a microsecond.
+pub const HIST_SIMD_MIN: usize = 1 << 14;
 /// Bytes per block of the parallel scan (`cpu::scan`): a block is reduced from memory and then
 /// scanned again from L2, so it must stay well inside the 1 MiB L2 next to what else streams
 /// through it.

@@ -349,7 +349,7 @@ fn x_numbers(s: &str) -> std::result::Result<Vec<u32>, String> {
 /// 2^[`ONESWEEP_RADIX_BITS`] to 1024.
 fn block_threads(threads: u32) -> std::result::Result<(), String> {
     let radix = 1 << ONESWEEP_RADIX_BITS;
-    if threads % 32 != 0 || !(radix..=1024).contains(&threads) {
+    if !threads.is_multiple_of(32) || !(radix..=1024).contains(&threads) {
         return Err(format!(
             "{threads} threads: a multiple of 32 from {radix} to 1024"
         ));

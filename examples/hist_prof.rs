@@ -1,0 +1,41 @@
+//! Profiling aid: the CPU byte histogram's paths alone on 256 MiB of random bytes, one thread
+//! or all: `cargo run --release --example hist_prof -- simd|scalar THREADS RUNS`.
+
+use std::time::Instant;
+
+fn main() {
+    let a: Vec<String> = std::env::args().collect();
+    let what = a.get(1).map_or("simd", String::as_str);
+    let threads: usize = a.get(2).and_then(|s| s.parse().ok()).unwrap_or(1);
+    let runs: usize = a.get(3).and_then(|s| s.parse().ok()).unwrap_or(5);
+    let mut seed = 1u64;
+    let data: Vec<u8> = (0..1usize << 25)
+        .flat_map(|_| {
+            seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = seed;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            (z ^ (z >> 31)).to_le_bytes()
+        })
+        .collect();
+    let want = histosort::reference::histogram_u8(&data);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("thread pool");
+    let mut best = f64::MAX;
+    for _ in 0..runs {
+        let t = Instant::now();
+        let h = pool.install(|| match what {
+            "scalar" => histosort::cpu::histogram::histogram_u8_scalar(&data),
+            _ => histosort::cpu::histogram::histogram_u8_simd(&data).expect("AVX-512 counter"),
+        });
+        best = best.min(t.elapsed().as_secs_f64());
+        assert_eq!(h, want);
+    }
+    println!(
+        "{what} {threads} thread(s): best {:.2} ms, {:.2} GB/s",
+        best * 1e3,
+        data.len() as f64 / best / 1e9
+    );
+}
