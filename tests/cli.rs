@@ -850,7 +850,7 @@ fn npy_with_header(d: &Dir, name: &str, version: u8, dict: &str, data: &[u8]) ->
     v.extend_from_slice(&[version, 0]);
     let mut dict = dict.to_string();
     let prelude = if version == 1 { 10 } else { 12 };
-    while (prelude + dict.len() + 1) % 64 != 0 {
+    while !(prelude + dict.len() + 1).is_multiple_of(64) {
         dict.push(' ');
     }
     dict.push('\n');
