@@ -1537,14 +1537,15 @@ fn hybrid_tie_runs(e: &Engine, n: usize) {
     // Top 16 bits uniform (every chunk fits a block); bits [24, 48) one of `m` patterns that
     // differ in many bits (so those digits count as varying); bits [0, 24) random. Each
     // chunk's keys tie on its top digits in runs of about chunk / (buckets x m).
-    let tied = |m: u64, low6: bool| -> Vec<u64> {
+    let tied = |m: u64, low5: bool| -> Vec<u64> {
         r.iter()
             .enumerate()
             .map(|(i, &x)| {
-                let top = if low6 {
-                    // The 6 low bits of the top 16 fixed: one bucket per chunk holds all its
-                    // keys, so runs are ~64 times longer.
-                    (x & !(0x3fu64 << 48)) & (0xffffu64 << 48)
+                let top = if low5 {
+                    // The 5 low bits of the top 16 fixed: one bucket in 32 holds all the keys
+                    // of its 32, so runs are ~32 times longer (and such a bucket still fits the
+                    // smallest in-bucket block, 2560 keys, at 2^22 keys).
+                    (x & !(0x1fu64 << 48)) & (0xffffu64 << 48)
                 } else {
                     x & (0xffffu64 << 48)
                 };
@@ -1575,8 +1576,8 @@ fn hybrid_tie_runs(e: &Engine, n: usize) {
     for (input, what) in [
         (tied(2, false), "runs of ~32"),
         (tied(5, false), "runs of ~13"),
-        (tied(2, true), "runs of ~2048"),
-        (tied(3, true), "runs of ~1365"),
+        (tied(2, true), "runs of ~1024"),
+        (tied(3, true), "runs of ~683"),
         (repeated(d / 64, false), "equal keys in runs of ~64"),
         (repeated(d / 64, true), "two keys in runs of ~64"),
         (repeated(d / 16, true), "two keys in runs of ~16"),

@@ -113,11 +113,21 @@ fn onesweep_specs(key: DType, value_bytes: u32, status_bits: u32) -> Result<Vec<
         Some(s) => vec![s],
         None => onesweep_default_shapes(key.size() as u32, value_bytes),
     };
-    shapes
-        .into_iter()
-        .map(|shape| onesweep_spec_shape(key, value_bytes, status_bits, shape, true))
-        .collect()
+    let mut v = Vec::new();
+    for shape in shapes {
+        for n in HYBRID_SPEC_LENGTHS {
+            let s = onesweep_spec_shape(key, value_bytes, status_bits, shape, Some(n))?;
+            if !v.contains(&s) {
+                v.push(s);
+            }
+        }
+    }
+    Ok(v)
 }
+
+/// Lengths whose hybrid modules the catalogue holds: one that takes the small in-bucket block
+/// where a key has it (`tuning::cuda::HYBRID_SMALL_LOCAL`) and one past it.
+const HYBRID_SPEC_LENGTHS: [u64; 2] = [1 << 24, 1 << 28];
 
 /// Word offsets in the hybrid sort's meta buffer (kernels/radix_sort_onesweep.cu, `HYB_*`).
 const HYB_TOP8: usize = 131_072;
@@ -135,10 +145,10 @@ fn has_hybrid(key: DType, status_bits: u32) -> bool {
     matches!(key.size(), 4 | 8) && status_bits == 32
 }
 
-/// The hybrid sort's in-bucket kernel: its block ([`hybrid_local_block`]) and shared memory
-/// (its `LocalStorage`).
-fn hybrid_local_shape(key_bytes: u32, value_bytes: u32) -> (HybridLocalShape, u32) {
-    let b = hybrid_local_block(key_bytes, value_bytes);
+/// The hybrid sort's in-bucket kernel for `n` keys: its block ([`hybrid_local_block`]) and
+/// shared memory (its `LocalStorage`).
+fn hybrid_local_shape(key_bytes: u32, value_bytes: u32, n: u64) -> (HybridLocalShape, u32) {
+    let b = hybrid_local_block(key_bytes, value_bytes, n);
     let warps = b.threads / 32;
     // Keys and values, the warps' counters, the scan's words, and 8 words of chunk state.
     let bytes = b.cap() * (key_bytes + value_bytes)
@@ -172,16 +182,17 @@ fn onesweep_spec_items(
         items,
         ..onesweep_narrow_shape(key.size() as u32, value_bytes)
     };
-    onesweep_spec_shape(key, value_bytes, status_bits, shape, false)
+    onesweep_spec_shape(key, value_bytes, status_bits, shape, None)
 }
 
-/// `hybrid`: with the hybrid sort's kernels, where the key has them ([`has_hybrid`]).
+/// `hybrid`: with the hybrid sort's kernels for sorts of that many keys (their in-bucket block
+/// depends on it), where the key has them ([`has_hybrid`]).
 fn onesweep_spec_shape(
     key: DType,
     value_bytes: u32,
     status_bits: u32,
     shape: OnesweepShape,
-    hybrid: bool,
+    hybrid: Option<u64>,
 ) -> Result<ModuleSpec> {
     let (bits, kind) = key_defines(key)?;
     let kb = key.size() as u32;
@@ -206,29 +217,32 @@ fn onesweep_spec_shape(
         .define("LANES_THREADS", onesweep_hist_shape().threads)
         .define("LANES_PASSES", ONESWEEP_HIST_LANES_PASSES)
         .define("LANES_MIN_BLOCKS", onesweep_hist_shape().min_blocks);
-    Ok(if has_hybrid(key, status_bits) && hybrid {
-        let (b, bytes) = hybrid_local_shape(kb, value_bytes);
-        spec.define("HYBRID_LOCAL_THREADS", b.threads)
-            .define("HYBRID_LOCAL_ITEMS", b.items)
-            .define("HYBRID_LOCAL_MIN_BLOCKS", b.min_blocks)
-            .define("HYBRID_LOCAL_SMEM_BYTES", bytes)
-            .define("HYB_TOP_BITS", HYBRID_TOP_BITS)
-            .define("HYB_BALANCE", HYBRID_BALANCE as u32)
-            .define("HYB_STAGE", HYBRID_STAGE as u32)
-            .define("HYB_TIE_RUN_MAX", HYBRID_TIE_RUN_MAX)
-    } else {
-        spec
-    })
+    Ok(
+        if let Some(n) = hybrid.filter(|_| has_hybrid(key, status_bits)) {
+            let (b, bytes) = hybrid_local_shape(kb, value_bytes, n);
+            spec.define("HYBRID_LOCAL_THREADS", b.threads)
+                .define("HYBRID_LOCAL_ITEMS", b.items)
+                .define("HYBRID_LOCAL_MIN_BLOCKS", b.min_blocks)
+                .define("HYBRID_LOCAL_SMEM_BYTES", bytes)
+                .define("HYB_TOP_BITS", HYBRID_TOP_BITS)
+                .define("HYB_BALANCE", HYBRID_BALANCE as u32)
+                .define("HYB_STAGE", HYBRID_STAGE as u32)
+                .define("HYB_TIE_RUN_MAX", HYBRID_TIE_RUN_MAX)
+        } else {
+            spec
+        },
+    )
 }
 
 /// The pass kernel of packed pairs for 4-byte keys of type `key` (kernels/radix_sort_onesweep.cu,
 /// `PACKED`): the u64 keys-only module with the packed loads and stores; with `hybrid`, also the
-/// hybrid sort's in-bucket kernel for packed elements (32-bit status words only).
+/// hybrid sort's in-bucket kernel for packed elements of sorts of that many keys (32-bit
+/// status words only).
 fn packed_spec(
     key: DType,
     status_bits: u32,
     shape: OnesweepShape,
-    hybrid: bool,
+    hybrid: Option<u64>,
 ) -> Result<ModuleSpec> {
     let (bits, kind) = key_defines(key)?;
     if bits != 32 {
@@ -278,7 +292,7 @@ pub fn all_sort_specs() -> Vec<ModuleSpec> {
                 }
             }
             for shape in shapes {
-                if let Ok(s) = packed_spec(d, sb, shape, false) {
+                if let Ok(s) = packed_spec(d, sb, shape, None) {
                     v.push(s);
                 }
                 // The packed hybrid's passes and in-bucket kernel (not the last pass's tile).
@@ -286,8 +300,12 @@ pub fn all_sort_specs() -> Vec<ModuleSpec> {
                     && Some(shape)
                         != packed_last_shape(SM90_SHARED_PER_BLOCK_OPTIN, SM90_SHARED_PER_SM)
                 {
-                    if let Ok(s) = packed_spec(d, sb, shape, true) {
-                        v.push(s);
+                    for n in HYBRID_SPEC_LENGTHS {
+                        if let Ok(s) = packed_spec(d, sb, shape, Some(n)) {
+                            if !v.contains(&s) {
+                                v.push(s);
+                            }
+                        }
                     }
                 }
             }
@@ -305,8 +323,12 @@ pub fn all_sort_specs() -> Vec<ModuleSpec> {
                 // The fallback of devices whose shared memory cannot hold the wide tile.
                 let narrow = onesweep_narrow_shape(d.size() as u32, vb);
                 if !onesweep_default_shapes(d.size() as u32, vb).contains(&narrow) {
-                    if let Ok(s) = onesweep_spec_shape(d, vb, sb, narrow, true) {
-                        v.push(s);
+                    for n in HYBRID_SPEC_LENGTHS {
+                        if let Ok(s) = onesweep_spec_shape(d, vb, sb, narrow, Some(n)) {
+                            if !v.contains(&s) {
+                                v.push(s);
+                            }
+                        }
                     }
                 }
             }
@@ -769,7 +791,8 @@ impl CudaBackend {
         // Counts of 30 bits fit the 32-bit status words below 2^30 keys.
         let status_bits = if (n as u64) < (1 << 30) { 32 } else { 64 };
         let shape = self.onesweep_shape(key.key, key.value_bytes, n as u64);
-        let spec = onesweep_spec_shape(key.key, key.value_bytes, status_bits, shape, true)?;
+        let spec =
+            onesweep_spec_shape(key.key, key.value_bytes, status_bits, shape, Some(n as u64))?;
         let pass_shared = shape.shared_bytes(key.key.size() as u32, key.value_bytes);
         let passes = (key.end - key.begin).div_ceil(ONESWEEP_RADIX_BITS);
         let radix = 1usize << ONESWEEP_RADIX_BITS;
@@ -837,7 +860,10 @@ impl CudaBackend {
         };
         let packed_pass = if packed {
             let s = self.packed_shape(n as u64);
-            Some((packed_spec(key.key, status_bits, s, hybrid.is_some())?, s))
+            Some((
+                packed_spec(key.key, status_bits, s, hybrid.as_ref().map(|_| n as u64))?,
+                s,
+            ))
         } else {
             None
         };
@@ -853,7 +879,7 @@ impl CudaBackend {
             match packed_last_shape(self.info.shared_per_block_optin, self.info.shared_per_sm) {
                 Some(ls) if packed && ls.tile() > shape.tile() => {
                     let shared = ls.shared_bytes(8, 0);
-                    let spec = packed_spec(key.key, status_bits, ls, false)?;
+                    let spec = packed_spec(key.key, status_bits, ls, None)?;
                     Some(Box::new(LastPass {
                         pass: self.onesweep_pass_function(&spec, ls, shared)?,
                         shape: ls,
@@ -917,9 +943,9 @@ impl CudaBackend {
     ) -> Result<Option<Box<Hybrid>>> {
         let kb = key.key.size() as u32;
         let (block, local_shared) = if packed {
-            hybrid_local_shape(8, 0)
+            hybrid_local_shape(8, 0, key.n as u64)
         } else {
-            hybrid_local_shape(kb, key.value_bytes)
+            hybrid_local_shape(kb, key.value_bytes, key.n as u64)
         };
         if key.launch == LaunchMode::Graph
             || !has_hybrid(key.key, status_bits)
@@ -945,7 +971,7 @@ impl CudaBackend {
         let local = if packed {
             let shape = self.packed_shape(key.n as u64);
             self.function(
-                &packed_spec(key.key, status_bits, shape, true)?,
+                &packed_spec(key.key, status_bits, shape, Some(key.n as u64))?,
                 "hybrid_local_sort",
             )?
         } else {
@@ -1372,7 +1398,7 @@ impl CudaBackend {
         let passes = (end - begin).div_ceil(ONESWEEP_RADIX_BITS);
         let status_bits = if (n as u64) < (1 << 30) { 32 } else { 64 };
         let shape = self.onesweep_shape(K::DTYPE, 0, n as u64);
-        let spec = onesweep_spec_shape(K::DTYPE, 0, status_bits, shape, true)?;
+        let spec = onesweep_spec_shape(K::DTYPE, 0, status_bits, shape, Some(n as u64))?;
         let h = self.digit_histogram(&spec, passes, per_block)?;
         let words = (passes << ONESWEEP_RADIX_BITS) as usize;
         let _guard = self.lock();
@@ -2204,7 +2230,7 @@ mod tests {
             return;
         }
         let shape = |k, v| {
-            let (b, bytes) = hybrid_local_shape(k, v);
+            let (b, bytes) = hybrid_local_shape(k, v, 1 << 24);
             (b.cap(), bytes)
         };
         assert_eq!(shape(4, 0), (8192, 8192 * 4 + 16 * 256 * 4 + 64 + 32));

@@ -634,21 +634,50 @@ impl std::str::FromStr for HybridLocalShape {
     }
 }
 
-/// The in-bucket sort's block for keys of `key_bytes` and values of `value_bytes` (packed pairs:
-/// 8 and 0): [`HYBRID_LOCAL_THREADS`] threads of [`hybrid_local_items`] keys,
-/// [`HYBRID_LOCAL_MIN_BLOCKS`], [`HYBRID_FILL_16THS`]; or, for every hybrid, the block that
+/// The in-bucket sort's block for `n` keys of `key_bytes` and values of `value_bytes` (packed
+/// pairs: 8 and 0): [`HYBRID_SMALL_LOCAL`] for 8-byte keys with values of at most 4 bytes
+/// while an average bucket (n / 2^16) fits its fill ([`hybrid_small_fits`]); otherwise
+/// [`HYBRID_LOCAL_THREADS`] threads of [`hybrid_local_items`] keys, [`HYBRID_LOCAL_MIN_BLOCKS`],
+/// [`HYBRID_FILL_16THS`]; or, for every hybrid and length, the block that
 /// `HISTOSORT_HYBRID_LOCAL` names (`THREADSxITEMSxMIN_BLOCKS[xFILL_16THS]`, tuning experiments
 /// with one binary).
-pub fn hybrid_local_block(key_bytes: u32, value_bytes: u32) -> HybridLocalShape {
+pub fn hybrid_local_block(key_bytes: u32, value_bytes: u32, n: u64) -> HybridLocalShape {
     static SHAPE: std::sync::OnceLock<Option<HybridLocalShape>> = std::sync::OnceLock::new();
-    SHAPE
-        .get_or_init(|| env_tuning("HISTOSORT_HYBRID_LOCAL"))
-        .unwrap_or(HybridLocalShape {
-            threads: HYBRID_LOCAL_THREADS,
-            items: hybrid_local_items(key_bytes, value_bytes),
-            min_blocks: HYBRID_LOCAL_MIN_BLOCKS,
-            fill_16ths: HYBRID_FILL_16THS,
-        })
+    if let Some(s) = *SHAPE.get_or_init(|| env_tuning("HISTOSORT_HYBRID_LOCAL")) {
+        return s;
+    }
+    if key_bytes == 8 && value_bytes <= 4 && hybrid_small_fits(n) {
+        return HYBRID_SMALL_LOCAL;
+    }
+    HybridLocalShape {
+        threads: HYBRID_LOCAL_THREADS,
+        items: hybrid_local_items(key_bytes, value_bytes),
+        min_blocks: HYBRID_LOCAL_MIN_BLOCKS,
+        fill_16ths: HYBRID_FILL_16THS,
+    }
+}
+
+/// The in-bucket block of 64-bit keys (alone, with values of up to 4 bytes, and packed u32/u32
+/// pairs) where an average bucket fits it: 256 threads of 10 keys, 4 blocks per SM, chunks
+/// filled to 13/16 of its 2560 keys. Four small blocks per SM keep more of the chunk's keys
+/// in flight than two of 512 threads, whose chunks of half a block leave half the warps idle.
+/// H100, session 38 (run 1, warps balanced, [`HYBRID_BALANCE`]), ms at 2^24 / 2^26 / 2^28 against
+/// 512 threads: u64 keys 0.671 / 2.261 / 17.739 against 0.758 / 2.583 / 9.879; u64/u32 pairs
+/// 0.973 / 3.465 / 35.293 against 1.124 / 4.113 / 14.125. At 2^28 an average bucket (4096
+/// keys) overflows 2560 and the chunks fall to the slow path, hence [`hybrid_small_fits`].
+/// The packed in-bucket kernel alone (session 37, u32/u32 pairs 2^26): 1.005 ms against 1.280.
+pub const HYBRID_SMALL_LOCAL: HybridLocalShape = HybridLocalShape {
+    threads: 256,
+    items: 10,
+    min_blocks: 4,
+    fill_16ths: 13,
+};
+
+/// Whether `n` keys take [`HYBRID_SMALL_LOCAL`]: their average bucket (n / 2^16, the top 16 bits'
+/// buckets) is within its fill (2080 keys), so a chunk of one bucket fits (up to 2^27 keys).
+pub const fn hybrid_small_fits(n: u64) -> bool {
+    let b = HYBRID_SMALL_LOCAL;
+    n >> 16 <= (b.threads * b.items * b.fill_16ths / 16) as u64
 }
 
 /// Keys per thread of the in-bucket sort: as many as [`HYBRID_LOCAL_BYTES`] holds, 1 to 16.
@@ -676,10 +705,13 @@ pub const HYBRID_TOP_EXTRA_BITS: u32 = 3;
 
 /// The in-bucket sort spreads a chunk's keys over every warp of its block (`HYB_BALANCE` 1)
 /// rather than filling warps in order (0): a chunk averages half a block
-/// ([`HYBRID_FILL_16THS`]), so in order the upper half of the warps hold no keys. Measured on
-/// the packed in-bucket kernel alone (H100, session 37, u32/u32 pairs 2^26: 1.542 -> 1.280 ms);
-/// off until the 64-bit hybrids, which are on by default, are timed and tested with it.
-pub const HYBRID_BALANCE: bool = false;
+/// ([`HYBRID_FILL_16THS`]), so in order the upper half of the warps hold no keys. The packed
+/// in-bucket kernel alone (H100, session 37, u32/u32 pairs 2^26): 1.542 -> 1.280 ms. The
+/// library's 64-bit hybrids (H100, session 38, run 1, 512-thread blocks), ms at 2^24 / 2^26 /
+/// 2^28: u64 keys 0.801 / 2.751 / 10.521 -> 0.758 / 2.583 / 9.879 (-5% to -6%), u64/u32 pairs
+/// 1.218 / 4.473 / 14.230 -> 1.124 / 4.113 / 14.125 (-8% / -8% / -1%); the defaults again at
+/// the end of the run within 0.5% of the first; the hybrid test passed with it.
+pub const HYBRID_BALANCE: bool = true;
 /// The in-bucket sort of keys without values (and of packed pairs) stages each key in shared
 /// memory as soon as it is ranked (`HYB_STAGE` 1), as the pass kernel does, instead of keeping
 /// every key's position in a register until the round ends (0), meant to relieve the kernel's
@@ -1566,6 +1598,33 @@ mod tests {
         ] {
             assert!(bad.parse::<HistLanesShape>().is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn small_hybrid_blocks_where_a_bucket_fits() {
+        if std::env::var_os("HISTOSORT_HYBRID_LOCAL").is_some() {
+            return;
+        }
+        // 64-bit keys alone and with 4-byte values (and packed pairs, 8 and 0) up to 2^27 keys
+        // (2048 a bucket, within 13/16 of 2560: up to 2080 a bucket); past that, and for other
+        // widths, 512 threads.
+        for (k, v) in [(8, 0), (8, 4)] {
+            for n in [1 << 21, 1 << 24, 1 << 26, 1 << 27] {
+                assert_eq!(
+                    hybrid_local_block(k, v, n),
+                    HYBRID_SMALL_LOCAL,
+                    "{k} {v} {n}"
+                );
+            }
+            for n in [2081 << 16, 1 << 28] {
+                assert_eq!(hybrid_local_block(k, v, n).threads, 512, "{k} {v} {n}");
+            }
+        }
+        assert!(hybrid_small_fits(2080 << 16) && !hybrid_small_fits(2081 << 16));
+        for (k, v) in [(8, 8), (8, 16), (4, 0), (4, 4)] {
+            assert_eq!(hybrid_local_block(k, v, 1 << 24).threads, 512, "{k} {v}");
+        }
+        assert_eq!(hybrid_local_block(8, 4, 1 << 28).cap(), 512 * 10);
     }
 
     #[test]
