@@ -1,5 +1,5 @@
-//! Profiling aid: the CPU byte histogram's paths alone on 256 MiB of random bytes, one thread
-//! or all: `cargo run --release --example hist_prof -- simd|scalar THREADS RUNS`.
+//! Profiling aid: the CPU byte histogram's paths alone on random bytes (256 MiB unless a log2
+//! size is given): `cargo run --release --example hist_prof -- simd|scalar THREADS RUNS [LOG2]`.
 
 use std::time::Instant;
 
@@ -8,8 +8,9 @@ fn main() {
     let what = a.get(1).map_or("simd", String::as_str);
     let threads: usize = a.get(2).and_then(|s| s.parse().ok()).unwrap_or(1);
     let runs: usize = a.get(3).and_then(|s| s.parse().ok()).unwrap_or(5);
+    let lg: u32 = a.get(4).and_then(|s| s.parse().ok()).unwrap_or(28);
     let mut seed = 1u64;
-    let data: Vec<u8> = (0..1usize << 25)
+    let data: Vec<u8> = (0..1usize << lg.max(3) >> 3)
         .flat_map(|_| {
             seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
             let mut z = seed;
@@ -34,7 +35,7 @@ fn main() {
         assert_eq!(h, want);
     }
     println!(
-        "{what} {threads} thread(s): best {:.2} ms, {:.2} GB/s",
+        "{what} {threads} thread(s), 2^{lg} bytes: best {:.4} ms, {:.2} GB/s",
         best * 1e3,
         data.len() as f64 / best / 1e9
     );
