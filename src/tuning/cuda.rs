@@ -780,7 +780,9 @@ pub fn free_rank() -> bool {
 /// balanced warps 0.751 / 2.581 / 8.894, at a 256x10x4x13 block 0.671 / 2.255 / 9.087, the
 /// last falling back to the LSD sort): its in-bucket kernel (at 2^26 1.0 ms at the best block;
 /// at the default one its load and write alone take 0.58 of 1.28) costs about what the two LSD
-/// passes it replaces do.
+/// passes it replaces do. (Where it runs, its block is [`HYBRID_SMALL_LOCAL`] up to 2^27 keys,
+/// the best measured.) The 64-bit minimums were measured with the 512-thread in-bucket block;
+/// the faster small block (session 38) may move them lower, not yet measured.
 pub fn hybrid_min(key_bytes: u32, pairs: bool) -> Option<usize> {
     static MIN: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
     match *MIN.get_or_init(|| env_tuning("HISTOSORT_HYBRID_MIN")) {
