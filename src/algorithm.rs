@@ -94,7 +94,7 @@ named_enum! {
         SharedPrivate => "shared",
         /// Per-warp replicated sub-histograms in shared memory: fast under contention.
         WarpPrivate => "warp-private",
-        /// One counter column per lane in shared memory ([bin][lane]): a warp's atomics never
+        /// One counter column per lane in shared memory (`[bin][lane]`): a warp's atomics never
         /// share a bank, whatever the data (the CUDA default for bytes).
         LanePrivate => "lane-private",
     }

@@ -45,8 +45,8 @@ pub fn histogram_u8(data: &[u8]) -> Vec<u64> {
 }
 
 /// The byte histogram with scalar increments: inputs from [`HIST_PAIR_MIN`] bytes on take the
-/// pair counter ([`histogram_u8_pairs`]), smaller ones the lane sub-histograms
-/// ([`count_bytes`]).
+/// pair counter (`histogram_u8_pairs`), smaller ones the lane sub-histograms
+/// (`count_bytes`).
 pub fn histogram_u8_scalar(data: &[u8]) -> Vec<u64> {
     if data.len() >= HIST_PAIR_MIN {
         histogram_u8_pairs(data)

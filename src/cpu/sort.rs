@@ -1,5 +1,5 @@
 //! CPU stable LSD radix sorts: keys, pairs and argsort, all on the engine of
-//! [`super::radix`].
+//! `super::radix`.
 //!
 //! Keys are sorted as their radix images ([`RadixKey::to_radix`]), complemented for descending
 //! order, restricted to the requested bits. Keys-only sorts transform the caller's slice in
