@@ -66,6 +66,21 @@ struct Planes {
     c8: __m512i,
 }
 
+#[cfg(target_arch = "x86_64")]
+impl Planes {
+    fn zero() -> Self {
+        // SAFETY: an all-zero __m512i is a valid value.
+        let zero: __m512i = unsafe { std::mem::zeroed() };
+        Planes {
+            ones: zero,
+            twos: zero,
+            fours: zero,
+            eights: zero,
+            c8: zero,
+        }
+    }
+}
+
 /// A byte counter for one thread: [`count`](Self::count) any number of chunks, then
 /// [`finish`](Self::finish). Only constructed where [`available`] holds.
 #[cfg(target_arch = "x86_64")]
@@ -84,19 +99,10 @@ impl SimdByteCounter {
         if !available() {
             return None;
         }
-        // SAFETY: an all-zero __m512i is a valid value.
-        let zero: __m512i = unsafe { std::mem::zeroed() };
-        let p = Planes {
-            ones: zero,
-            twos: zero,
-            fours: zero,
-            eights: zero,
-            c8: zero,
-        };
         Some(SimdByteCounter {
             bufs: Box::new([[0; BUF]; 4]),
             lens: [0; 4],
-            planes: Box::new([p; 4]),
+            planes: Box::new([Planes::zero(); 4]),
             c8_adds: [0; 4],
             h: [0; 256],
         })
@@ -230,15 +236,7 @@ impl SimdByteCounter {
             let mut c = lane_counts(plane);
             widen(h, &mut c, w);
         }
-        // SAFETY: an all-zero __m512i is a valid value.
-        let zero: __m512i = unsafe { std::mem::zeroed() };
-        self.planes[g] = Planes {
-            ones: zero,
-            twos: zero,
-            fours: zero,
-            eights: zero,
-            c8: zero,
-        };
+        self.planes[g] = Planes::zero();
         self.c8_adds[g] = 0;
     }
 }
