@@ -3,22 +3,15 @@
 
 use std::time::Instant;
 
+use histosort::gen::{self, Distribution};
+
 fn main() {
     let a: Vec<String> = std::env::args().collect();
     let what = a.get(1).map_or("simd", String::as_str);
     let threads: usize = a.get(2).and_then(|s| s.parse().ok()).unwrap_or(1);
     let runs: usize = a.get(3).and_then(|s| s.parse().ok()).unwrap_or(5);
     let lg: u32 = a.get(4).and_then(|s| s.parse().ok()).unwrap_or(28);
-    let mut seed = 1u64;
-    let data: Vec<u8> = (0..1usize << lg.max(3) >> 3)
-        .flat_map(|_| {
-            seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = seed;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            (z ^ (z >> 31)).to_le_bytes()
-        })
-        .collect();
+    let data: Vec<u8> = gen::generate(&Distribution::Uniform, 1 << lg, 1);
     let want = histosort::reference::histogram_u8(&data);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)

@@ -23,7 +23,6 @@
 //! apiece; `vpcompressb` to memory is ~20x slower still, so the compressed vector is stored
 //! whole) and the counting at ~24.
 
-#[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
 
 /// Input bytes split into the group buffers before they are drained.
@@ -37,25 +36,24 @@ const BUF: usize = BATCH + BLOCK + 64;
 /// 8 to a byte, so 31 of them stay below 256.
 const C8_ADDS: u32 = 31;
 
-/// Whether this CPU can run [`SimdByteCounter`].
-pub(crate) fn available() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx512f")
+/// Proof that this CPU has every instruction [`SimdByteCounter`] uses (AVX-512 F, BW, VBMI,
+/// VBMI2, BITALG and GFNI): only [`Avx512::detect`] makes one.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Avx512(());
+
+impl Avx512 {
+    pub(crate) fn detect() -> Option<Avx512> {
+        let has = std::arch::is_x86_feature_detected!("avx512f")
             && std::arch::is_x86_feature_detected!("avx512bw")
             && std::arch::is_x86_feature_detected!("avx512vbmi")
             && std::arch::is_x86_feature_detected!("avx512vbmi2")
             && std::arch::is_x86_feature_detected!("avx512bitalg")
-            && std::arch::is_x86_feature_detected!("gfni")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
+            && std::arch::is_x86_feature_detected!("gfni");
+        has.then_some(Avx512(()))
     }
 }
 
 /// One group's carry-save state: four bit planes and 64 byte counters of sixteens.
-#[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy)]
 #[repr(C, align(64))]
 struct Planes {
@@ -66,7 +64,6 @@ struct Planes {
     c8: __m512i,
 }
 
-#[cfg(target_arch = "x86_64")]
 impl Planes {
     fn zero() -> Self {
         // SAFETY: an all-zero __m512i is a valid value.
@@ -82,8 +79,7 @@ impl Planes {
 }
 
 /// A byte counter for one thread: [`count`](Self::count) any number of chunks, then
-/// [`finish`](Self::finish). Only constructed where [`available`] holds.
-#[cfg(target_arch = "x86_64")]
+/// [`finish`](Self::finish). Made only with an [`Avx512`].
 pub(crate) struct SimdByteCounter {
     bufs: Box<[[u8; BUF]; 4]>,
     lens: [usize; 4],
@@ -92,25 +88,20 @@ pub(crate) struct SimdByteCounter {
     h: [u64; 256],
 }
 
-#[cfg(target_arch = "x86_64")]
 impl SimdByteCounter {
-    /// `None` where this CPU lacks one of the instructions.
-    pub(crate) fn new() -> Option<Self> {
-        if !available() {
-            return None;
-        }
-        Some(SimdByteCounter {
+    pub(crate) fn new(_: Avx512) -> Self {
+        SimdByteCounter {
             bufs: Box::new([[0; BUF]; 4]),
             lens: [0; 4],
             planes: Box::new([Planes::zero(); 4]),
             c8_adds: [0; 4],
             h: [0; 256],
-        })
+        }
     }
 
     pub(crate) fn count(&mut self, chunk: &[u8]) {
         for block in chunk.chunks(BLOCK) {
-            // SAFETY: `new` returned this counter only where every instruction is present.
+            // SAFETY: `new` took an `Avx512`: every instruction is present.
             unsafe {
                 self.split(block);
                 self.drain();
@@ -242,7 +233,6 @@ impl SimdByteCounter {
 }
 
 /// Carry-save add of three vectors, bit by bit: (carries, sums).
-#[cfg(target_arch = "x86_64")]
 #[inline]
 #[target_feature(enable = "avx512f")]
 fn csa(a: __m512i, b: __m512i, c: __m512i) -> (__m512i, __m512i) {
@@ -254,7 +244,6 @@ fn csa(a: __m512i, b: __m512i, c: __m512i) -> (__m512i, __m512i) {
 
 /// The one-hot words 1 << b of byte k of each of q's eight lanes (each byte below 64): a
 /// rotate takes its count modulo 64, so only the shift that brings byte k down is needed.
-#[cfg(target_arch = "x86_64")]
 #[inline]
 #[target_feature(enable = "avx512f")]
 fn one_hot(q: __m512i, k: usize, one: __m512i) -> __m512i {
@@ -272,7 +261,6 @@ fn one_hot(q: __m512i, k: usize, one: __m512i) -> __m512i {
 }
 
 /// Byte p of the result: how many of v's eight 64-bit lanes have bit p set.
-#[cfg(target_arch = "x86_64")]
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512bitalg,gfni")]
 fn lane_counts(v: __m512i) -> __m512i {
@@ -297,7 +285,6 @@ fn lane_counts(v: __m512i) -> __m512i {
 }
 
 /// Adds `w` times each byte counter of `c` into the 64 bins and clears `c`.
-#[cfg(target_arch = "x86_64")]
 #[inline]
 #[target_feature(enable = "avx512f")]
 fn widen(h: &mut [u64], c: &mut __m512i, w: u64) {
@@ -310,24 +297,23 @@ fn widen(h: &mut [u64], c: &mut __m512i, w: u64) {
     *c = _mm512_setzero_si512();
 }
 
-#[cfg(all(test, target_arch = "x86_64"))]
+#[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gen::Rng;
 
     /// The bit-position counts of one vector against a loop over its lanes.
     #[test]
     fn lane_counts_sum_each_bit_over_the_lanes() {
-        if !available() {
+        if Avx512::detect().is_none() {
             eprintln!("skipped: this CPU lacks AVX-512 VBMI2, BITALG or GFNI");
             return;
         }
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut rng = Rng::new(0x9E37);
         for round in 0..200 {
             let mut lanes = [0u64; 8];
             for l in lanes.iter_mut() {
-                x = x
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
+                let x = rng.next_u64();
                 // Sparse, dense and random lanes.
                 *l = match round % 3 {
                     0 => x & (x >> 7) & (x >> 13),
@@ -336,7 +322,8 @@ mod tests {
                 };
             }
             let mut got = [0u8; 64];
-            // SAFETY: `available` holds; 64 readable and 64 writable bytes.
+            // SAFETY: `Avx512::detect` found the instructions; 64 readable and 64 writable
+            // bytes.
             unsafe {
                 let v = _mm512_loadu_si512(lanes.as_ptr().cast());
                 _mm512_storeu_si512(got.as_mut_ptr().cast(), lane_counts(v));
@@ -353,11 +340,12 @@ mod tests {
     /// byte counters many times; each group alone and all four mixed.
     #[test]
     fn counter_in_pieces_matches_the_reference() {
-        let Some(mut c) = SimdByteCounter::new() else {
+        let Some(cpu) = Avx512::detect() else {
             eprintln!("skipped: this CPU lacks AVX-512 VBMI2, BITALG or GFNI");
             return;
         };
-        let mut x = 7u64;
+        let mut c = SimdByteCounter::new(cpu);
+        let mut rng = Rng::new(7);
         let mut all = Vec::new();
         let lens = [
             1usize, 63, 64, 65, 127, 128, 129, 2047, 2048, 2049, 5000, 40_000, 3,
@@ -365,10 +353,7 @@ mod tests {
         for (i, &n) in lens.iter().cycle().take(60).enumerate() {
             let piece: Vec<u8> = (0..n)
                 .map(|_| {
-                    x = x
-                        .wrapping_mul(6364136223846793005)
-                        .wrapping_add(1442695040888963407);
-                    let r = (x >> 33) as u8;
+                    let r = rng.next_u64() as u8;
                     match i % 6 {
                         0 => r,
                         1 => 0xFF,

@@ -4,7 +4,7 @@
 use rayon::prelude::*;
 
 #[cfg(target_arch = "x86_64")]
-use super::hist_simd::{self, SimdByteCounter};
+use super::hist_simd::{Avx512, SimdByteCounter};
 use super::radix::prefetch_ahead_of;
 use crate::sample::{check_boundaries, check_channels, range_bin, EvenBin, Sample};
 use crate::tuning::cpu::{HIST_CHUNK, HIST_PAIR_MIN, HIST_SIMD_MIN};
@@ -23,13 +23,30 @@ fn private_histograms<T: Sync>(
                 h
             },
         )
-        .reduce(
-            || vec![0u64; bins],
-            |mut a, b| {
-                a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
-                a
-            },
-        )
+        .reduce(|| vec![0u64; bins], add_bins)
+}
+
+/// `a + b`, bin by bin.
+fn add_bins(mut a: Vec<u64>, b: Vec<u64>) -> Vec<u64> {
+    a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
+    a
+}
+
+/// A byte histogram from a counter per rayon fold state: each counts its chunks, then
+/// `finish` turns it into 256 bins, summed over the states.
+fn fold_byte_counters<C: Send>(
+    data: &[u8],
+    new: impl Fn() -> C + Sync + Send,
+    count: impl Fn(&mut C, &[u8]) + Sync + Send,
+    finish: impl Fn(C) -> Vec<u64> + Sync + Send,
+) -> Vec<u64> {
+    data.par_chunks(HIST_CHUNK)
+        .fold(new, |mut c, chunk| {
+            count(&mut c, chunk);
+            c
+        })
+        .map(finish)
+        .reduce(|| vec![0u64; 256], add_bins)
 }
 
 /// 256-bin histogram of bytes: from [`HIST_SIMD_MIN`] bytes on, on CPUs with AVX-512 VBMI2,
@@ -60,25 +77,13 @@ pub fn histogram_u8_scalar(data: &[u8]) -> Vec<u64> {
 /// counter; `None` on a CPU without AVX-512 VBMI2, BITALG and GFNI.
 pub fn histogram_u8_simd(data: &[u8]) -> Option<Vec<u64>> {
     #[cfg(target_arch = "x86_64")]
-    if hist_simd::available() {
-        let h = data
-            .par_chunks(HIST_CHUNK)
-            .fold(SimdByteCounter::new, |mut c, chunk| {
-                if let Some(c) = c.as_mut() {
-                    c.count(chunk);
-                }
-                c
-            })
-            .map(|c| c.map(SimdByteCounter::finish))
-            .reduce(
-                || Some(vec![0u64; 256]),
-                |a, b| {
-                    let (mut a, b) = (a?, b?);
-                    a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
-                    Some(a)
-                },
-            );
-        return h;
+    if let Some(cpu) = Avx512::detect() {
+        return Some(fold_byte_counters(
+            data,
+            || SimdByteCounter::new(cpu),
+            SimdByteCounter::count,
+            SimdByteCounter::finish,
+        ));
     }
     let _ = data;
     None
@@ -92,19 +97,12 @@ pub fn histogram_u8_simd(data: &[u8]) -> Option<Vec<u64>> {
 /// than this mix, which keeps L2 and L1 increments in flight together. Each rayon fold state
 /// owns one table, folded into 256 bins once at the end.
 pub(crate) fn histogram_u8_pairs(data: &[u8]) -> Vec<u64> {
-    data.par_chunks(HIST_CHUNK)
-        .fold(PairCounter::new, |mut c, chunk| {
-            c.count(chunk);
-            c
-        })
-        .map(PairCounter::finish)
-        .reduce(
-            || vec![0u64; 256],
-            |mut a, b| {
-                a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
-                a
-            },
-        )
+    fold_byte_counters(
+        data,
+        PairCounter::new,
+        PairCounter::count,
+        PairCounter::finish,
+    )
 }
 
 pub(crate) struct PairCounter {
@@ -250,13 +248,7 @@ pub fn histogram_channels_u8(data: &[u8], channels: usize) -> Result<Vec<Vec<u64
                 h
             },
         )
-        .reduce(
-            || vec![0u64; channels * 256],
-            |mut a, b| {
-                a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
-                a
-            },
-        );
+        .reduce(|| vec![0u64; channels * 256], add_bins);
     Ok(flat.chunks(256).map(<[u64]>::to_vec).collect())
 }
 

@@ -477,11 +477,12 @@ pub fn all_module_specs() -> Vec<ModuleSpec> {
         }
     }
     v.push(histogram::u8_spec());
-    if histogram::bytes_spec() != histogram::u8_spec() {
-        v.push(histogram::bytes_spec());
-    }
+    v.push(histogram::bytes_spec());
     v.push(histogram::u16_spec());
     v.push(histogram::channels_spec());
+    // Each module once, in first-seen order (kernels that share a module configuration).
+    let mut seen = std::collections::HashSet::new();
+    v.retain(|s| seen.insert(s.clone()));
     v
 }
 

@@ -116,17 +116,21 @@ fn onesweep_specs(key: DType, value_bytes: u32, status_bits: u32) -> Result<Vec<
     let mut v = Vec::new();
     for shape in shapes {
         for n in HYBRID_SPEC_LENGTHS {
-            let s = onesweep_spec_shape(key, value_bytes, status_bits, shape, Some(n))?;
-            if !v.contains(&s) {
-                v.push(s);
-            }
+            v.push(onesweep_spec_shape(
+                key,
+                value_bytes,
+                status_bits,
+                shape,
+                Some(n),
+            )?);
         }
     }
     Ok(v)
 }
 
 /// Lengths whose hybrid modules the catalogue holds: one that takes the small in-bucket block
-/// where a key has it (`tuning::cuda::HYBRID_SMALL_LOCAL`) and one past it.
+/// where a key has it (`tuning::cuda::HYBRID_SMALL_LOCAL`) and one past it (the same module
+/// twice where a key has one block: `all_module_specs` drops repeats).
 const HYBRID_SPEC_LENGTHS: [u64; 2] = [1 << 24, 1 << 28];
 
 /// Word offsets in the hybrid sort's meta buffer (kernels/radix_sort_onesweep.cu, `HYB_*`).
@@ -257,7 +261,8 @@ fn packed_spec(
     )
 }
 
-/// Every module the sorts can use, for `histosort compile-kernels`.
+/// Every module the sorts can use, for `histosort compile-kernels` (possibly with repeats:
+/// `all_module_specs` drops them).
 pub fn all_sort_specs() -> Vec<ModuleSpec> {
     let mut v = Vec::new();
     for d in DType::ALL {
@@ -302,9 +307,7 @@ pub fn all_sort_specs() -> Vec<ModuleSpec> {
                 {
                     for n in HYBRID_SPEC_LENGTHS {
                         if let Ok(s) = packed_spec(d, sb, shape, Some(n)) {
-                            if !v.contains(&s) {
-                                v.push(s);
-                            }
+                            v.push(s);
                         }
                     }
                 }
@@ -325,9 +328,7 @@ pub fn all_sort_specs() -> Vec<ModuleSpec> {
                 if !onesweep_default_shapes(d.size() as u32, vb).contains(&narrow) {
                     for n in HYBRID_SPEC_LENGTHS {
                         if let Ok(s) = onesweep_spec_shape(d, vb, sb, narrow, Some(n)) {
-                            if !v.contains(&s) {
-                                v.push(s);
-                            }
+                            v.push(s);
                         }
                     }
                 }

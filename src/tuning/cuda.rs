@@ -664,7 +664,7 @@ pub fn hybrid_local_block(key_bytes: u32, value_bytes: u32, n: u64) -> HybridLoc
 /// H100, session 38 (run 1, warps balanced, [`HYBRID_BALANCE`]), ms at 2^24 / 2^26 / 2^28 against
 /// 512 threads: u64 keys 0.671 / 2.261 / 17.739 against 0.758 / 2.583 / 9.879; u64/u32 pairs
 /// 0.973 / 3.465 / 35.293 against 1.124 / 4.113 / 14.125. At 2^28 an average bucket (4096
-/// keys) overflows 2560 and the chunks fall to the slow path, hence [`hybrid_small_fits`].
+/// keys) overflows 2560, so the sort falls back to the LSD passes, hence [`hybrid_small_fits`].
 /// The packed in-bucket kernel alone (session 37, u32/u32 pairs 2^26): 1.005 ms against 1.280.
 pub const HYBRID_SMALL_LOCAL: HybridLocalShape = HybridLocalShape {
     threads: 256,
