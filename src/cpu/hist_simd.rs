@@ -17,11 +17,13 @@
 //! out), 8 carry-save adds (two ternary-logic operations each) and half a popcount step. Every
 //! distribution takes the same path at the same speed.
 //!
-//! Measured (bench/NOTES.md, session 38), 256 MiB of random bytes, one core of an AMD EPYC
-//! (Zen 4, 3.65 GHz): 59.5 ms against the scalar pair counter's 68.1 (+14%), two threads 32.6
-//! against 37.9 ms. Zen 4 runs the split at ~36 cycles per 64 bytes (`vpcompressb` ~9 cycles
-//! apiece; `vpcompressb` to memory is ~20x slower still, so the compressed vector is stored
-//! whole) and the counting at ~24.
+//! Measured (bench/NOTES.md, sessions 38 and 39), 256 MiB of random bytes on an AMD EPYC
+//! (Zen 4, 3.65 GHz): one core 39.4 ms (~35 cycles per 64 bytes) against the scalar pair
+//! counter's 68.1, two threads 20.8-21.4 ms (12.5-12.9 GB/s); the cores read the same bytes
+//! at 22 GB/s (one) and 35 GB/s (two), so the counter is bound by its operations, not by
+//! memory. `vpcompressb` to memory is ~20x slower than to a register, so the compressed vector
+//! is stored whole. Counting the next block's split in the drain's loop (two buffer sets
+//! taking turns) was slower, 44 against 40 ms.
 
 use std::arch::x86_64::*;
 
@@ -37,7 +39,7 @@ const BUF: usize = BATCH + BLOCK + 64;
 const C8_ADDS: u32 = 31;
 
 /// Proof that this CPU has every instruction [`SimdByteCounter`] uses (AVX-512 F, BW, VBMI,
-/// VBMI2, BITALG and GFNI): only [`Avx512::detect`] makes one.
+/// VBMI2, BITALG, GFNI and POPCNT): only [`Avx512::detect`] makes one.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Avx512(());
 
@@ -48,7 +50,8 @@ impl Avx512 {
             && std::arch::is_x86_feature_detected!("avx512vbmi")
             && std::arch::is_x86_feature_detected!("avx512vbmi2")
             && std::arch::is_x86_feature_detected!("avx512bitalg")
-            && std::arch::is_x86_feature_detected!("gfni");
+            && std::arch::is_x86_feature_detected!("gfni")
+            && std::arch::is_x86_feature_detected!("popcnt");
         has.then_some(Avx512(()))
     }
 }
@@ -121,11 +124,11 @@ impl SimdByteCounter {
     }
 
     /// Splits up to BLOCK bytes into the four group buffers (low six bits).
-    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi2")]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi2,popcnt")]
     unsafe fn split(&mut self, block: &[u8]) {
         debug_assert!(block.len() <= BLOCK);
         let low6 = _mm512_set1_epi8(63);
-        let bit6 = _mm512_set1_epi8(0x40);
+        let top2 = _mm512_set1_epi8(0xC0u8 as i8);
         let [mut l0, mut l1, mut l2, mut l3] = self.lens;
         let bufs = &mut *self.bufs;
         let (b0, b1, b2, b3) = (
@@ -141,12 +144,15 @@ impl SimdByteCounter {
             // SAFETY: the masked load reads only the `rest` bytes that are in the block.
             let v = unsafe { _mm512_maskz_loadu_epi8(valid, block.as_ptr().add(at).cast()) };
             let idx = _mm512_and_si512(v, low6);
-            let m7 = _mm512_movepi8_mask(v);
-            let m6 = _mm512_test_epi8_mask(v, bit6);
-            let k0 = !(m7 | m6) & valid;
-            let k1 = m6 & !m7;
-            let k2 = m7 & !m6;
-            let k3 = m7 & m6;
+            // Masks straight from compares, counted by `mask_ones`: masks combined with
+            // scalar logic (`m7 & !m6`, ...) or counted with `count_ones` were gathered by
+            // LLVM's SLP vectoriser into ymm registers and moved back one by one, which cost
+            // a third of the counter's time on Zen 4 (bench/NOTES.md, session 39).
+            let top = _mm512_and_si512(v, top2);
+            let k0 = _mm512_mask_cmpeq_epi8_mask(valid, top, _mm512_setzero_si512());
+            let k1 = _mm512_cmpeq_epi8_mask(top, _mm512_set1_epi8(0x40));
+            let k2 = _mm512_cmpeq_epi8_mask(top, _mm512_set1_epi8(0x80u8 as i8));
+            let k3 = _mm512_cmpeq_epi8_mask(top, _mm512_set1_epi8(0xC0u8 as i8));
             // SAFETY: each length is below BATCH + BLOCK before this block (a drain leaves
             // less than BATCH), so every 64-byte store ends inside its buffer.
             unsafe {
@@ -155,10 +161,10 @@ impl SimdByteCounter {
                 _mm512_storeu_si512(b2.add(l2).cast(), _mm512_maskz_compress_epi8(k2, idx));
                 _mm512_storeu_si512(b3.add(l3).cast(), _mm512_maskz_compress_epi8(k3, idx));
             }
-            l0 += k0.count_ones() as usize;
-            l1 += k1.count_ones() as usize;
-            l2 += k2.count_ones() as usize;
-            l3 += k3.count_ones() as usize;
+            l0 += mask_ones(k0);
+            l1 += mask_ones(k1);
+            l2 += mask_ones(k2);
+            l3 += mask_ones(k3);
             at += 64;
         }
         self.lens = [l0, l1, l2, l3];
@@ -230,6 +236,28 @@ impl SimdByteCounter {
         self.planes[g] = Planes::zero();
         self.c8_adds[g] = 0;
     }
+}
+
+/// The set bits of a mask register, counted in a general register. Written in assembly so that
+/// LLVM cannot gather the four groups' counts into one vector (see `split`): which form it
+/// picks for `count_ones` changed with unrelated edits to the loop.
+#[inline]
+#[target_feature(enable = "avx512bw,popcnt")]
+fn mask_ones(k: __mmask64) -> usize {
+    let n: usize;
+    // SAFETY: `kmovq` (AVX-512 BW) and `popcnt` touch only the two registers named, no memory
+    // and no flags that the compiler relies on (`popcnt` writes flags; asm! assumes that
+    // unless told `preserves_flags`).
+    unsafe {
+        std::arch::asm!(
+            "kmovq {n}, {k}",
+            "popcnt {n}, {n}",
+            k = in(kreg) k,
+            n = out(reg) n,
+            options(pure, nomem, nostack),
+        );
+    }
+    n
 }
 
 /// Carry-save add of three vectors, bit by bit: (carries, sums).
