@@ -2,7 +2,8 @@
 # Session 39, run 1: session 38's run2.sh (the 64-bit hybrids with session 38's defaults against
 # CUB at every power of two from 2^21 to 2^28, the hybrid test first, session 37's defaults at
 # 2^22-2^27 in the same run), then the CPU byte histogram on the GPU host's Xeon: session 38's
-# counter (hist_prof_old) against the interleaved split (hist_prof_new). Carry .device
+# counter (hist_prof_old) against session 39's (hist_prof_new: masks from compares), and the
+# read floor (hist_prof_new read). Carry .device
 # (bins.tar.xz staged from fde351d, the two hist_prof builds beside it).
 . "$(dirname "$0")/../device-lib.sh"
 LO=2^21,2^22,2^23,2^24
@@ -26,5 +27,7 @@ for t in 1 2 16; do
         echo -n "$v: "
         timeout 60 "$D/hist_prof_$v" simd $t 5
     done
+    echo -n "read floor: "
+    timeout 60 "$D/hist_prof_new" read $t 5
 done
 echo "done ($SECONDS s)"
