@@ -781,8 +781,7 @@ pub fn free_rank() -> bool {
 /// last falling back to the LSD sort): its in-bucket kernel (at 2^26 1.0 ms at the best block;
 /// at the default one its load and write alone take 0.58 of 1.28) costs about what the two LSD
 /// passes it replaces do. (Where it runs, its block is [`HYBRID_SMALL_LOCAL`] up to 2^27 keys,
-/// the best measured.) The 64-bit minimums were measured with the 512-thread in-bucket block;
-/// the faster small block (session 38) may move them lower, not yet measured.
+/// the best measured.)
 pub fn hybrid_min(key_bytes: u32, pairs: bool) -> Option<usize> {
     static MIN: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
     match *MIN.get_or_init(|| env_tuning("HISTOSORT_HYBRID_MIN")) {
@@ -798,18 +797,23 @@ pub fn hybrid_min(key_bytes: u32, pairs: bool) -> Option<usize> {
 /// two MSD passes and two in-bucket passes do not beat four LSD passes (H200, session 17, u32
 /// keys 2^24 / 2^26 / 2^28: LSD 0.34 / 1.20 / 4.58 ms, hybrid 0.57 / 1.81 / 5.67). For 64-bit
 /// keys the in-bucket top sort (3 passes instead of 6-7, [`HYBRID_TOP_EXTRA_BITS`]) makes the
-/// hybrid faster than eight LSD passes from 2^23 on: H200, session 25, run 4 (medians, ms,
-/// 2^21 / 2^22 / 2^23 / 2^24 / 2^26 / 2^27 / 2^28): LSD 0.153 / 0.281 / 0.499 / 0.898 / 3.210 /
-/// 6.472 / 12.58, hybrid with the top sort 0.185 / 0.291 / **0.458 / 0.773 / 2.663 / 5.242 /
-/// 9.664** (without it: 0.229 / 0.370 / 0.613 / 1.078 / 3.814 / 7.480 / 13.55).
-pub const HYBRID_MIN_U64: usize = 1 << 23;
+/// hybrid faster than eight LSD passes: from 2^23 on with session 25's 512-thread in-bucket
+/// block (H200, run 4, medians, ms, 2^21 / 2^22 / 2^23 / 2^24 / 2^26 / 2^27 / 2^28: LSD 0.153 /
+/// 0.281 / 0.499 / 0.898 / 3.210 / 6.472 / 12.58, hybrid 0.185 / 0.291 / **0.458 / 0.773 / 2.663
+/// / 5.242 / 9.664**), and from 2.25-2.5 x 2^20 keys on with session 38's small block
+/// ([`HYBRID_SMALL_LOCAL`]; H100, session 39, runs 2-4, hybrid forced on / off, ms: 2^21 0.172 /
+/// 0.166-0.170, 2,359,296 0.202 / 0.201-0.202, 2,621,440 **0.210-0.213** / 0.220-0.221,
+/// 3,145,728 **0.226-0.229** / 0.252-0.253, 2^22 **0.262** / 0.322, 2^23 **0.396** / 0.590).
+pub const HYBRID_MIN_U64: usize = 5 << 19;
 /// The default of [`hybrid_min`] for 64-bit keys with values (argsorts too): the hybrid wins
 /// from the smallest size measured, by more than for keys alone, since each of the LSD sort's
 /// eight passes moves the values too. H200, session 26, run 2 (u64/u32 pairs, medians, ms,
 /// 2^21 / 2^22 / 2^23 / 2^24 / 2^26 / 2^28): LSD 0.263 / 0.480 / 0.899 / 1.734 / 6.683 / 26.84,
 /// hybrid **0.247 / 0.394 / 0.651 / 1.166 / 4.228 / 12.41**, CUB `SortPairs<u64, u32>` 0.309 /
 /// 0.479 / 0.787 / 1.419 / 5.157 / 20.26. Wider values (run 6, `examples/gpu_wide_pairs.rs`):
-/// the hybrid 17-54% faster with 8-byte and 22-60% with 16-byte values, 2^21-2^27.
+/// the hybrid 17-54% faster with 8-byte and 22-60% with 16-byte values, 2^21-2^27. Shorter
+/// inputs go to the one-kernel fused sort before the hybrid is considered (session 39, H100,
+/// u64/u32 pairs 2^18-2^20 with the hybrid forced on and off: the same times).
 pub const HYBRID_MIN_U64_PAIRS: usize = 1 << 21;
 
 /// The shortest pair sort of 4-byte keys and 4-byte values that runs as packed pairs (the key's
