@@ -245,9 +245,9 @@ impl SimdByteCounter {
 #[target_feature(enable = "avx512bw,popcnt")]
 fn mask_ones(k: __mmask64) -> usize {
     let n: usize;
-    // SAFETY: `kmovq` (AVX-512 BW) and `popcnt` touch only the two registers named, no memory
-    // and no flags that the compiler relies on (`popcnt` writes flags; asm! assumes that
-    // unless told `preserves_flags`).
+    // SAFETY: `kmovq` (AVX-512 BW) and `popcnt` (both enabled on this function) use only the
+    // two registers named and no memory or stack; `popcnt` writes the flags, which asm!
+    // treats as clobbered since `preserves_flags` is not given.
     unsafe {
         std::arch::asm!(
             "kmovq {n}, {k}",
