@@ -1104,6 +1104,12 @@ fn info_explains_cuda() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("cpu:"), "{text}");
     assert!(text.contains("cuda:"), "{text}");
+    // The CPU's byte-histogram path, as the library detects it.
+    let counter = histosort::cpu::histogram::byte_counter();
+    assert!(
+        text.contains(&format!("cpu:  byte histogram: {counter}\n")),
+        "{text}"
+    );
     if has_gpu() {
         assert!(text.contains("cuda: available"), "{text}");
     } else {

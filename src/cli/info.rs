@@ -10,6 +10,10 @@ pub fn run(g: &Global) -> CliResult {
         "cpu:  available, {} threads (rayon; set RAYON_NUM_THREADS to change)",
         rayon::current_num_threads()
     );
+    outln!(
+        "cpu:  byte histogram: {}",
+        histosort::cpu::histogram::byte_counter()
+    );
     let cuda = match cuda_probe() {
         Err(reason) => Err(reason),
         Ok(()) => Engine::new(Backend::Cuda { device: 0 })

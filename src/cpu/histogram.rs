@@ -61,6 +61,16 @@ pub fn histogram_u8(data: &[u8]) -> Vec<u64> {
     histogram_u8_scalar(data)
 }
 
+/// Which counter [`histogram_u8`] takes from [`HIST_SIMD_MIN`] bytes on, on this CPU (for
+/// `histosort info`).
+pub fn byte_counter() -> &'static str {
+    #[cfg(target_arch = "x86_64")]
+    if Avx512::detect().is_some() {
+        return "AVX-512 vector counter (VBMI2, BITALG, GFNI found)";
+    }
+    "scalar pair counter (the vector counter needs x86-64 with AVX-512 VBMI2, BITALG and GFNI)"
+}
+
 /// The byte histogram with scalar increments: inputs from [`HIST_PAIR_MIN`] bytes on take the
 /// pair counter (`histogram_u8_pairs`), smaller ones the lane sub-histograms
 /// (`count_bytes`).
