@@ -18,12 +18,12 @@
 //! distribution takes the same path at the same speed.
 //!
 //! Measured (bench/NOTES.md, sessions 38 and 39), 256 MiB of random bytes on an AMD EPYC
-//! (Zen 4, 3.65 GHz): one core 39.4 ms (~35 cycles per 64 bytes) against the scalar pair
+//! (Zen 4, 3.65 GHz): one core 39.4 ms (~34 cycles per 64 bytes) against the scalar pair
 //! counter's 68.1, two threads 20.8-21.4 ms (12.5-12.9 GB/s); the cores read the same bytes
 //! at 22 GB/s (one) and 35 GB/s (two), so the counter is bound by its operations, not by
 //! memory. `vpcompressb` to memory is ~20x slower than to a register, so the compressed vector
-//! is stored whole. Counting the next block's split in the drain's loop (two buffer sets
-//! taking turns) was slower, 44 against 40 ms.
+//! is stored whole. Splitting the next block inside the drain's loop (two buffer sets taking
+//! turns) was slower, 44 against 40 ms.
 
 use std::arch::x86_64::*;
 
@@ -149,10 +149,11 @@ impl SimdByteCounter {
             // LLVM's SLP vectoriser into ymm registers and moved back one by one, which cost
             // a third of the counter's time on Zen 4 (bench/NOTES.md, session 39).
             let top = _mm512_and_si512(v, top2);
+            // Bytes past the block load as zero (group 0): only k0 needs the valid mask.
             let k0 = _mm512_mask_cmpeq_epi8_mask(valid, top, _mm512_setzero_si512());
             let k1 = _mm512_cmpeq_epi8_mask(top, _mm512_set1_epi8(0x40));
             let k2 = _mm512_cmpeq_epi8_mask(top, _mm512_set1_epi8(0x80u8 as i8));
-            let k3 = _mm512_cmpeq_epi8_mask(top, _mm512_set1_epi8(0xC0u8 as i8));
+            let k3 = _mm512_cmpeq_epi8_mask(top, top2);
             // SAFETY: each length is below BATCH + BLOCK before this block (a drain leaves
             // less than BATCH), so every 64-byte store ends inside its buffer.
             unsafe {

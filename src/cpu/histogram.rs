@@ -68,7 +68,7 @@ pub fn byte_counter() -> &'static str {
     if Avx512::detect().is_some() {
         return "AVX-512 vector counter (VBMI2, BITALG, GFNI found)";
     }
-    "scalar pair counter (the vector counter needs x86-64 with AVX-512 VBMI2, BITALG and GFNI)"
+    "scalar counters (the vector counter needs x86-64 with AVX-512 VBMI2, BITALG and GFNI)"
 }
 
 /// The byte histogram with scalar increments: inputs from [`HIST_PAIR_MIN`] bytes on take the

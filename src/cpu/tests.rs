@@ -670,6 +670,15 @@ fn scan_look_back_helps_missing_blocks() {
     assert_eq!(p, (0..5).map(sum).sum::<u64>());
 }
 
+/// `histosort info`'s word for the byte counter agrees with the path `histogram_u8` can take.
+#[test]
+fn byte_counter_names_the_path_taken() {
+    let vector = histogram::histogram_u8_simd(&[]).is_some();
+    let name = histogram::byte_counter();
+    assert_eq!(name.starts_with("AVX-512 vector counter"), vector, "{name}");
+    assert_eq!(name.starts_with("scalar counters"), !vector, "{name}");
+}
+
 /// Every byte-histogram path (pair table, lane sub-histograms and, where the CPU has it, the
 /// vector counter) against the reference on 1, 2 and 3 threads: sizes 0, 1, odd, around
 /// words and chunk boundaries; uniform, low-entropy, all-equal and two alternating values

@@ -800,9 +800,9 @@ pub fn hybrid_min(key_bytes: u32, pairs: bool) -> Option<usize> {
 /// hybrid faster than eight LSD passes: from 2^23 on with session 25's 512-thread in-bucket
 /// block (H200, run 4, medians, ms, 2^21 / 2^22 / 2^23 / 2^24 / 2^26 / 2^27 / 2^28: LSD 0.153 /
 /// 0.281 / 0.499 / 0.898 / 3.210 / 6.472 / 12.58, hybrid 0.185 / 0.291 / **0.458 / 0.773 / 2.663
-/// / 5.242 / 9.664**), and from 2.25-2.5 x 2^20 keys on with session 38's small block
-/// ([`HYBRID_SMALL_LOCAL`]; H100, session 39, runs 2-4, hybrid forced on / off, ms: 2^21 0.172 /
-/// 0.166-0.170, 2,359,296 0.202 / 0.201-0.202, 2,621,440 **0.210-0.213** / 0.220-0.221,
+/// / 5.242 / 9.664**), and from a crossover at ~2.36 x 2^20 keys with session 38's small block
+/// ([`HYBRID_SMALL_LOCAL`]; H100, session 39, runs 2-4, hybrid forced on / off, ms: 2^21
+/// 0.172-0.173 / 0.165-0.170, 2,359,296 0.202 / 0.201-0.202, 2,621,440 **0.210-0.213** / 0.220-0.221,
 /// 3,145,728 **0.226-0.229** / 0.252-0.253, 2^22 **0.262** / 0.322, 2^23 **0.396** / 0.590).
 pub const HYBRID_MIN_U64: usize = 5 << 19;
 /// The default of [`hybrid_min`] for 64-bit keys with values (argsorts too): the hybrid wins
@@ -811,9 +811,10 @@ pub const HYBRID_MIN_U64: usize = 5 << 19;
 /// 2^21 / 2^22 / 2^23 / 2^24 / 2^26 / 2^28): LSD 0.263 / 0.480 / 0.899 / 1.734 / 6.683 / 26.84,
 /// hybrid **0.247 / 0.394 / 0.651 / 1.166 / 4.228 / 12.41**, CUB `SortPairs<u64, u32>` 0.309 /
 /// 0.479 / 0.787 / 1.419 / 5.157 / 20.26. Wider values (run 6, `examples/gpu_wide_pairs.rs`):
-/// the hybrid 17-54% faster with 8-byte and 22-60% with 16-byte values, 2^21-2^27. Shorter
-/// inputs go to the one-kernel fused sort before the hybrid is considered (session 39, H100,
-/// u64/u32 pairs 2^18-2^20 with the hybrid forced on and off: the same times).
+/// the hybrid 17-54% faster with 8-byte and 22-60% with 16-byte values, 2^21-2^27. Up to 2^20
+/// keys the one-kernel fused sort takes the input before the hybrid is considered (session 39,
+/// H100, u64/u32 pairs 2^18-2^20 with the hybrid forced on and off: the same times); between
+/// 2^20 and 2^21 the small in-bucket block (session 38) may make the hybrid pay: not measured.
 pub const HYBRID_MIN_U64_PAIRS: usize = 1 << 21;
 
 /// The shortest pair sort of 4-byte keys and 4-byte values that runs as packed pairs (the key's
