@@ -1512,7 +1512,7 @@ fn byte_histogram_in_one_launch() {
 fn hybrid_sort_takes_uniform_keys_and_falls_back_on_skew() {
     let Some(e) = gpu() else { return };
     // This test's own backend takes the hybrid path from 2^22 keys of both widths (whatever the
-    // defaults: off for 32-bit keys, 2.5 x 2^20 and 2^21 for 64-bit keys without and with
+    // defaults: off for 32-bit keys, 2.5 x 2^20 and 2^20 for 64-bit keys without and with
     // values), so that every case below runs it and stays quick; under compute-sanitizer from
     // just past the single-launch sort's largest input (smaller inputs never reach the hybrid).
     let g = e.cuda().unwrap();

@@ -811,11 +811,14 @@ pub const HYBRID_MIN_U64: usize = 5 << 19;
 /// 2^21 / 2^22 / 2^23 / 2^24 / 2^26 / 2^28): LSD 0.263 / 0.480 / 0.899 / 1.734 / 6.683 / 26.84,
 /// hybrid **0.247 / 0.394 / 0.651 / 1.166 / 4.228 / 12.41**, CUB `SortPairs<u64, u32>` 0.309 /
 /// 0.479 / 0.787 / 1.419 / 5.157 / 20.26. Wider values (run 6, `examples/gpu_wide_pairs.rs`):
-/// the hybrid 17-54% faster with 8-byte and 22-60% with 16-byte values, 2^21-2^27. Up to 2^20
-/// keys the one-kernel fused sort takes the input before the hybrid is considered (session 39,
-/// H100, u64/u32 pairs 2^18-2^20 with the hybrid forced on and off: the same times); between
-/// 2^20 and 2^21 the small in-bucket block (session 38) may make the hybrid pay: not measured.
-pub const HYBRID_MIN_U64_PAIRS: usize = 1 << 21;
+/// the hybrid 17-54% faster with 8-byte and 22-60% with 16-byte values, 2^21-2^27. With session
+/// 38's small in-bucket block it wins from just past the fused one-kernel sort's longest input
+/// (2^20 on the H100; up to there the fused sort takes the input before the hybrid is
+/// considered: 2^18-2^20 forced on and off gave the same times): H100, session 39, run 7,
+/// u64/u32 pairs, hybrid forced on / off, ms: 2^20 + 1 0.154-0.158 / 0.161-0.162, 1,310,720
+/// 0.174-0.175 / 0.185-0.188, 1,572,864 0.190-0.194 / 0.208-0.212, 1,835,008 0.203-0.204 /
+/// 0.274-0.277 (CUB 0.197 / 0.217 / 0.241 / 0.294); run 2, 2^21 0.222 / 0.307.
+pub const HYBRID_MIN_U64_PAIRS: usize = 1 << 20;
 
 /// The shortest pair sort of 4-byte keys and 4-byte values that runs as packed pairs (the key's
 /// image and the value as one 64-bit element through the u64 keys' pass kernel, see
