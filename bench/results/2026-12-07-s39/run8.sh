@@ -9,7 +9,7 @@ peers pairs-default 1048577,1310720,1572864,2^21 "sort-pairs u64/u32"
 pack_json
 "$D/histosort" info | head -3
 echo "-- cli ($SECONDS s)"
-HISTOSORT_BIN=$D/histosort timeout 60 "$D/tests/cli" --test-threads=2 2>&1 |
+HISTOSORT_BIN=$D/histosort timeout 60 "$D/tests/cli" --test-threads=1 2>&1 |
     grep -E "^test result|FAILED|panicked|failed"
 echo "-- pairs ($SECONDS s)"
 timeout 100 "$D/tests/pairs" --test-threads=2 2>&1 | grep -E "^test result|FAILED|panicked"
