@@ -802,8 +802,9 @@ pub fn hybrid_min(key_bytes: u32, pairs: bool) -> Option<usize> {
 /// 0.281 / 0.499 / 0.898 / 3.210 / 6.472 / 12.58, hybrid 0.185 / 0.291 / **0.458 / 0.773 / 2.663
 /// / 5.242 / 9.664**), and from a crossover at ~2.36 x 2^20 keys with session 38's small block
 /// ([`HYBRID_SMALL_LOCAL`]; H100, session 39, runs 2-4, hybrid forced on / off, ms: 2^21
-/// 0.172-0.173 / 0.165-0.170, 2,359,296 0.202 / 0.201-0.202, 2,621,440 **0.210-0.213** / 0.220-0.221,
-/// 3,145,728 **0.226-0.229** / 0.252-0.253, 2^22 **0.262** / 0.322, 2^23 **0.396** / 0.590).
+/// 0.172-0.173 / 0.165-0.170, 2,359,296 0.202 / 0.201-0.202, 2,621,440 **0.210-0.213** /
+/// 0.220-0.221, 3,145,728 **0.226-0.229** / 0.252-0.253, 2^22 **0.262** / 0.322, 2^23
+/// **0.396** / 0.590).
 pub const HYBRID_MIN_U64: usize = 5 << 19;
 /// The default of [`hybrid_min`] for 64-bit keys with values (argsorts too): the hybrid wins
 /// from the smallest size measured, by more than for keys alone, since each of the LSD sort's
