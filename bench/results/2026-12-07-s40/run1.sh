@@ -20,7 +20,7 @@ for round in cold warm; do
   t $H info
   t $H demo -q
   grep -iE "speed|GB/s|keys/s|valid" /tmp/t.out | head -6
-  t $H sort $W/k24.npy -o $W/s24.npy -q
+  t $H sort $W/k24.npy -o $W/s24-$round.npy -q
   echo "cache entries: $(ls /tmp/hc-first 2>/dev/null | wc -l)"
 done
 export HISTOSORT_CACHE_DIR=/tmp/hcache
