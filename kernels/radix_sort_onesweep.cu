@@ -1063,6 +1063,12 @@ static_assert(HYB_TIE_RUN_MAX < 64u, "a tie run's length fits its list entry");
 #ifndef HYB_DIAG
 #define HYB_DIAG 0
 #endif
+// HYB_PREFETCH_AHEAD > 0 (a tuning switch): block c asks L2 for the chunk of block c +
+// HYB_PREFETCH_AHEAD (about one wave of resident blocks later), so that the block that takes it
+// loads from L2, not from DRAM.
+#ifndef HYB_PREFETCH_AHEAD
+#define HYB_PREFETCH_AHEAD 0u
+#endif
 // HYB_TOP_BITS > 0 (a tuning override): the top sort takes the highest varying digits until
 // they hold this many varying bits, whatever the chunk's size.
 #ifndef HYB_TOP_BITS
@@ -1223,6 +1229,18 @@ hybrid_local_sort(const key_t *__restrict__ keys_in, key_t *__restrict__ keys_ou
     const u64 start = meta[HYB_OFFSETS + b0];
     const u64 end = b1 < HYBRID_BUCKETS ? meta[HYB_OFFSETS + b1] : n;
     const u32 valid = (u32)(end - start);  // <= HYBRID_LOCAL_CAP: checked by the host
+#if HYB_PREFETCH_AHEAD > 0
+    if (tid == 0 && blockIdx.x + HYB_PREFETCH_AHEAD < gridDim.x) {
+        const u32 a0 = (blockIdx.x + HYB_PREFETCH_AHEAD) << chunk_log2;
+        const u32 a1 = (blockIdx.x + HYB_PREFETCH_AHEAD + 1) << chunk_log2;
+        const u64 s2 = meta[HYB_OFFSETS + a0];
+        const u64 e2 = a1 < HYBRID_BUCKETS ? meta[HYB_OFFSETS + a1] : n;
+        prefetch_l2(keys_in + s2, (e2 - s2) * sizeof(key_t));
+#if HAS_VALUES
+        prefetch_l2(vals_in + s2, (e2 - s2) * sizeof(value_t));
+#endif
+    }
+#endif
     if (valid == 0) return;
     if (tid < 8) st.extra[tid] = tid == 2 || tid == 3 ? ~0u : 0u;
 #if HYB_BALANCE

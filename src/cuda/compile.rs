@@ -175,9 +175,10 @@ impl ModuleSpec {
 /// Defines that only the kernels read (the host's launch arithmetic does not depend on them),
 /// which `HISTOSORT_KERNEL_DEFINES="LOOKBACK=4,PASS_MIN_BLOCKS=4"` may override for tuning
 /// experiments with one binary. Overridden modules get their own cache entries.
-pub const OVERRIDABLE_DEFINES: [&str; 13] = [
+pub const OVERRIDABLE_DEFINES: [&str; 14] = [
     "FREE_RANK_SKEW",
     "HYB_BALANCE",
+    "HYB_PREFETCH_AHEAD",
     "HYB_STAGE",
     "HYB_TIE_RUN_MAX",
     "HYB_TOP_BITS",

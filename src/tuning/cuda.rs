@@ -719,6 +719,11 @@ pub const HYBRID_BALANCE: bool = true;
 /// same spills with it for the packed module, so the spills come from elsewhere. Not measured.
 pub const HYBRID_STAGE: bool = false;
 
+/// How many blocks ahead each in-bucket block asks L2 for a later block's chunk
+/// (kernels/radix_sort_onesweep.cu, `HYB_PREFETCH_AHEAD`; 0: none), so that the block that takes
+/// it loads from L2 instead of DRAM (the kernel on its own is latency-bound, session 37). A
+/// tuning hook for now: `HISTOSORT_KERNEL_DEFINES=HYB_PREFETCH_AHEAD=528`. Not yet measured.
+pub const HYBRID_PREFETCH_AHEAD: u32 = 0;
 /// A fixed number of varying bits for the in-bucket top sort (kernels/radix_sort_onesweep.cu,
 /// `HYB_TOP_BITS`) whatever the chunk's size, in place of log2(keys) + [`HYBRID_TOP_EXTRA_BITS`];
 /// 0: the latter. A tuning hook (`HISTOSORT_KERNEL_DEFINES=HYB_TOP_BITS=8`) for 32-bit keys,
