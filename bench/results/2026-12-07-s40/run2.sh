@@ -1,25 +1,33 @@
 #!/bin/bash
 # Session 40, run 2: the in-bucket kernel's L2 prefetch of a later block's chunk
 # (HYB_PREFETCH_AHEAD, a define the library passes, 0 by default; set here through
-# HISTOSORT_KERNEL_DEFINES), then issue 5's table, then what a first use costs. Staged binary:
-# this session's working tree (the kernel's new switch, default off). Carry .device.
+# HISTOSORT_KERNEL_DEFINES) and one-bucket chunks on 256x5x8 blocks for the packed hybrid of
+# u32/u32 pairs, then issue 5's table. Staged binary: 8648574 (the kernel's new switch, default
+# off). Carry .device.
 . "$(dirname "$0")/../device-lib.sh"
 H=$D/histosort
 PA=HISTOSORT_KERNEL_DEFINES=HYB_PREFETCH_AHEAD
 NOCUB=--no-cub
-# u32/u32 pairs: the packed LSD sort (default, CUB once), the packed hybrid forced on, without
-# and with the prefetch (one wave of 4 blocks on each of 132 SMs ahead, and two).
+# u32/u32 pairs: the packed LSD sort (default, CUB once), the packed hybrid forced on at its
+# default block (256x10x4, fill 13/16), without and with the prefetch (one wave: 4 blocks on
+# each of 132 SMs).
 NOCUB= peers pairs-default 2^24,2^25,2^26,2^27 "sort-pairs u32"
 peers pairs-hyb 2^24,2^25,2^26,2^27 "sort-pairs u32" HISTOSORT_HYBRID_MIN=1
 peers pairs-hyb-pf528 2^24,2^25,2^26,2^27 "sort-pairs u32" HISTOSORT_HYBRID_MIN=1 $PA=528
-peers pairs-hyb-pf1056 2^24,2^25,2^26,2^27 "sort-pairs u32" HISTOSORT_HYBRID_MIN=1 $PA=1056
-peers pairs-hyb-pf264 2^24,2^26 "sort-pairs u32" HISTOSORT_HYBRID_MIN=1 $PA=264
+# 256x5x8 blocks (32 registers, no spills: 8 blocks, 2048 threads an SM) with a fill that
+# makes every chunk one bucket (16 bits to sort: two passes, no tie walk), without and with the
+# prefetch (one wave: 1056).
+for f in 24:4 25:7 26:13; do
+  peers pairs-hyb-b5-2e${f%:*} 2^${f%:*} "sort-pairs u32" HISTOSORT_HYBRID_MIN=1 \
+    HISTOSORT_HYBRID_LOCAL=256x5x8x${f#*:}
+  peers pairs-hyb-b5-2e${f%:*}-pf1056 2^${f%:*} "sort-pairs u32" HISTOSORT_HYBRID_MIN=1 \
+    HISTOSORT_HYBRID_LOCAL=256x5x8x${f#*:} $PA=1056
+done
 # u64 keys and u64/u32 pairs (the hybrid is their default): without and with.
 peers u64-default 2^24,2^26,2^28 "sort-keys u64,sort-pairs u64"
 peers u64-pf528 2^24,2^26,2^28 "sort-keys u64,sort-pairs u64" $PA=528
-peers u64-pf1056 2^24,2^26,2^28 "sort-keys u64,sort-pairs u64" $PA=1056
 peers pairs-hyb-again 2^24,2^26 "sort-pairs u32" HISTOSORT_HYBRID_MIN=1
-peers u64-default-again 2^24,2^26,2^28 "sort-keys u64,sort-pairs u64"
+peers u64-default-again 2^24,2^26 "sort-keys u64,sort-pairs u64"
 pack_json
 mv "$OUT/json.tgz" "$OUT/json-exp.tgz"
 echo "-- experiment done ($SECONDS s)"
