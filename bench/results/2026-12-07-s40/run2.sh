@@ -11,7 +11,7 @@ NOCUB=--no-cub
 # u32/u32 pairs: the packed LSD sort (default, CUB once), the packed hybrid forced on at its
 # default block (256x10x4, fill 13/16), without and with the prefetch (one wave: 4 blocks on
 # each of 132 SMs).
-NOCUB= peers pairs-default 2^24,2^25,2^26,2^27 "sort-pairs u32"
+NOCUB= peers pairs-default 2^24,2^25,2^26,2^27,2^28 "sort-pairs u32"
 peers pairs-hyb 2^24,2^25,2^26,2^27 "sort-pairs u32" HISTOSORT_HYBRID_MIN=1
 peers pairs-hyb-pf528 2^24,2^25,2^26,2^27 "sort-pairs u32" HISTOSORT_HYBRID_MIN=1 $PA=528
 # 256x5x8 blocks (32 registers, no spills: 8 blocks, 2048 threads an SM) with a fill that
@@ -23,6 +23,9 @@ for f in 24:4 25:7 26:13; do
   peers pairs-hyb-b5-2e${f%:*}-pf1056 2^${f%:*} "sort-pairs u32" HISTOSORT_HYBRID_MIN=1 \
     HISTOSORT_HYBRID_LOCAL=256x5x8x${f#*:} $PA=1056
 done
+# The same shape of block (5 pairs a thread, 2048 threads an SM) for 2^27 and 2^28's buckets.
+peers pairs-hyb-b5-2e27 2^27 "sort-pairs u32" HISTOSORT_HYBRID_MIN=1 HISTOSORT_HYBRID_LOCAL=512x5x4x13
+peers pairs-hyb-b5-2e28 2^28 "sort-pairs u32" HISTOSORT_HYBRID_MIN=1 HISTOSORT_HYBRID_LOCAL=1024x5x2x13
 # u64 keys and u64/u32 pairs (the hybrid is their default): without and with.
 peers u64-default 2^24,2^26,2^28 "sort-keys u64,sort-pairs u64"
 peers u64-pf528 2^24,2^26,2^28 "sort-keys u64,sort-pairs u64" $PA=528
