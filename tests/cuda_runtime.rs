@@ -1524,6 +1524,65 @@ fn hybrid_sort_takes_uniform_keys_and_falls_back_on_skew() {
     hybrid_tie_runs(&e, n);
 }
 
+/// The packed hybrid's one-bucket chunks (u32/u32 pairs from 2^24: every chunk a single
+/// 16-bit bucket, two in-bucket digits, `tuning::cuda::packed_hybrid_block`): uniform keys of
+/// the three 4-byte key types with u32 values in both orders, with many equal keys per bucket
+/// (stability through the payloads), and a u32 argsort; every result against the reference,
+/// and the backend's counters say the hybrid ran. (Skipped under compute-sanitizer's small
+/// sizes: the path starts at 2^24 pairs.)
+#[test]
+fn packed_hybrid_sorts_one_bucket_a_chunk() {
+    let Some(e) = gpu() else { return };
+    let n = (1usize << 24) + 3;
+    if size(n) < n {
+        return;
+    }
+    let g = e.cuda().unwrap();
+    g.set_hybrid_min(4, Some(1 << 24));
+    let os = SortOptions::new().algorithm(SortAlgorithm::Onesweep);
+    let idx: Vec<u32> = (0..n as u32).collect();
+    let before = g.hybrid_runs();
+    let u: Vec<u32> = keys(n, 41);
+    // ~64 copies of each key: long runs of equal keys inside every bucket.
+    let rep: Vec<u32> = u
+        .iter()
+        .map(|&x| (x >> 6).wrapping_mul(0x9e37_79b9))
+        .collect();
+    let i: Vec<i32> = keys(n, 43);
+    let f: Vec<f32> = keys(n, 47);
+    fn check<K: RadixKey>(e: &Engine, input: &[K], idx: &[u32], o: &SortOptions, what: &str) {
+        let mut k = input.to_vec();
+        let mut v = idx.to_vec();
+        e.sort_pairs(&mut k, &mut v, o).unwrap();
+        let (rk, rv) = reference::sort_pairs(input, idx, o);
+        same_bits(&k, &rk, &format!("packed hybrid {what} keys {o:?}"));
+        if let Some(j) = (0..v.len()).find(|&j| v[j] != rv[j]) {
+            panic!(
+                "packed hybrid {what} {o:?}: payload {j}: got {}, expected {}",
+                v[j], rv[j]
+            );
+        }
+    }
+    for o in [os.clone(), os.clone().descending()] {
+        check(&e, &u, &idx, &o, "u32");
+        check(&e, &rep, &idx, &o, "u32 repeated");
+        check(&e, &i, &idx, &o, "i32");
+        check(&e, &f, &idx, &o, "f32");
+    }
+    let p: Vec<u32> = e.argsort_as(&u, &os).unwrap();
+    assert_eq!(
+        p,
+        reference::argsort::<u32, u32>(&u, &os),
+        "packed hybrid argsort"
+    );
+    let now = g.hybrid_runs();
+    assert_eq!(
+        (now.0 - before.0, now.1 - before.1),
+        (9, 0),
+        "every case takes the packed hybrid"
+    );
+}
+
 /// The in-bucket top sort of 64-bit keys (sorted by the chunk's top varying digits, then runs
 /// tied on them by the rest): runs short enough for the per-thread insertion sort, and runs
 /// too long for it, which send the chunk through every digit; keys that repeat, in runs of

@@ -19,13 +19,14 @@ use crate::tuning::cuda::{
     cluster_sort_threads, hist_one_read, hybrid_local_block, hybrid_top_extra,
     onesweep_default_shapes, onesweep_fused_items, onesweep_hist_shape, onesweep_items,
     onesweep_narrow_shape, onesweep_pass_shape, onesweep_prefetch_ahead, onesweep_shape_override,
-    onesweep_values_late, packed_last_shape, packed_pass_shape, rank_sort_limit, rank_sort_max,
-    ClusterShape, HybridLocalShape, OnesweepShape, CLUSTER_SORT_BLOCKS, CLUSTER_SORT_ITEMS,
-    CLUSTER_SORT_THREADS, ELEMENTWISE_THREADS, HYBRID_BALANCE, HYBRID_PREFETCH_AHEAD, HYBRID_STAGE,
-    HYBRID_TIE_RUN_MAX, HYBRID_TOP_BITS, ONESWEEP_FREE_RANK_SKEW, ONESWEEP_FUSED_ITEMS,
-    ONESWEEP_FUSED_MAX, ONESWEEP_HIST_LANES_PASSES, ONESWEEP_LOOKBACK, ONESWEEP_RADIX_BITS,
-    ONESWEEP_RANK_BALLOT, ONESWEEP_SKIP_MIN, ONESWEEP_THREADS, PACKED_PASS_SHAPE_H100,
-    RANK_SORT_THREADS, SM90_SHARED_PER_BLOCK_OPTIN, SM90_SHARED_PER_SM, THREE_PHASE_DIGIT_BITS,
+    onesweep_values_late, packed_hybrid_block, packed_last_shape, packed_pass_shape,
+    rank_sort_limit, rank_sort_max, ClusterShape, HybridLocalShape, OnesweepShape,
+    CLUSTER_SORT_BLOCKS, CLUSTER_SORT_ITEMS, CLUSTER_SORT_THREADS, ELEMENTWISE_THREADS,
+    HYBRID_BALANCE, HYBRID_PREFETCH_AHEAD, HYBRID_STAGE, HYBRID_TIE_RUN_MAX, HYBRID_TOP_BITS,
+    ONESWEEP_FREE_RANK_SKEW, ONESWEEP_FUSED_ITEMS, ONESWEEP_FUSED_MAX, ONESWEEP_HIST_LANES_PASSES,
+    ONESWEEP_LOOKBACK, ONESWEEP_RADIX_BITS, ONESWEEP_RANK_BALLOT, ONESWEEP_SKIP_MIN,
+    ONESWEEP_THREADS, PACKED_ONE_BUCKET_MIN, PACKED_PASS_SHAPE_H100, RANK_SORT_THREADS,
+    SM90_SHARED_PER_BLOCK_OPTIN, SM90_SHARED_PER_SM, THREE_PHASE_DIGIT_BITS,
     THREE_PHASE_DIGIT_WIDTHS, THREE_PHASE_ITEMS, THREE_PHASE_THREADS, THREE_PHASE_TILE,
 };
 
@@ -133,6 +134,10 @@ fn onesweep_specs(key: DType, value_bytes: u32, status_bits: u32) -> Result<Vec<
 /// twice where a key has one block: `all_module_specs` drops repeats).
 const HYBRID_SPEC_LENGTHS: [u64; 2] = [1 << 24, 1 << 28];
 
+/// Lengths whose packed hybrid modules the catalogue holds: one for each of
+/// [`packed_hybrid_block`]'s blocks.
+const PACKED_HYBRID_SPEC_LENGTHS: [u64; 4] = [1 << 24, 1 << 27, 1 << 28, 1 << 29];
+
 /// Word offsets in the hybrid sort's meta buffer (kernels/radix_sort_onesweep.cu, `HYB_*`).
 const HYB_TOP8: usize = 131_072;
 const HYB_TILE_START: usize = 131_328;
@@ -153,13 +158,25 @@ fn has_hybrid(key: DType, status_bits: u32) -> bool {
 /// shared memory (its `LocalStorage`).
 fn hybrid_local_shape(key_bytes: u32, value_bytes: u32, n: u64) -> (HybridLocalShape, u32) {
     let b = hybrid_local_block(key_bytes, value_bytes, n);
+    (b, hybrid_local_bytes(b, key_bytes, value_bytes))
+}
+
+/// The packed hybrid's in-bucket kernel for `n` pairs: its block ([`packed_hybrid_block`]) and
+/// shared memory (8-byte elements).
+fn packed_hybrid_shape(n: u64) -> (HybridLocalShape, u32) {
+    let b = packed_hybrid_block(n);
+    (b, hybrid_local_bytes(b, 8, 0))
+}
+
+/// The in-bucket kernel's shared memory (its `LocalStorage`) for block `b`.
+fn hybrid_local_bytes(b: HybridLocalShape, key_bytes: u32, value_bytes: u32) -> u32 {
     let warps = b.threads / 32;
     // Keys and values, the warps' counters, the scan's words, and 8 words of chunk state.
     let bytes = b.cap() * (key_bytes + value_bytes)
         + warps * (1 << ONESWEEP_RADIX_BITS) * 4
         + warps * 4
         + 32;
-    (b, bytes.next_multiple_of(16))
+    bytes.next_multiple_of(16)
 }
 
 /// log2 of the buckets per in-bucket block for `n` keys and blocks of `cap` keys: the most
@@ -198,6 +215,19 @@ fn onesweep_spec_shape(
     shape: OnesweepShape,
     hybrid: Option<u64>,
 ) -> Result<ModuleSpec> {
+    let kb = key.size() as u32;
+    let block = hybrid.map(|n| hybrid_local_shape(kb, value_bytes, n));
+    onesweep_spec_block(key, value_bytes, status_bits, shape, block)
+}
+
+/// [`onesweep_spec_shape`] with the hybrid's in-bucket block and its shared memory given.
+fn onesweep_spec_block(
+    key: DType,
+    value_bytes: u32,
+    status_bits: u32,
+    shape: OnesweepShape,
+    hybrid: Option<(HybridLocalShape, u32)>,
+) -> Result<ModuleSpec> {
     let (bits, kind) = key_defines(key)?;
     let kb = key.size() as u32;
     let spec = ModuleSpec::new(KernelFile::Onesweep)
@@ -222,8 +252,7 @@ fn onesweep_spec_shape(
         .define("LANES_PASSES", ONESWEEP_HIST_LANES_PASSES)
         .define("LANES_MIN_BLOCKS", onesweep_hist_shape().min_blocks);
     Ok(
-        if let Some(n) = hybrid.filter(|_| has_hybrid(key, status_bits)) {
-            let (b, bytes) = hybrid_local_shape(kb, value_bytes, n);
+        if let Some((b, bytes)) = hybrid.filter(|_| has_hybrid(key, status_bits)) {
             spec.define("HYBRID_LOCAL_THREADS", b.threads)
                 .define("HYBRID_LOCAL_ITEMS", b.items)
                 .define("HYBRID_LOCAL_MIN_BLOCKS", b.min_blocks)
@@ -255,8 +284,9 @@ fn packed_spec(
             "packed pairs take 4-byte keys, not {key}"
         )));
     }
+    let block = hybrid.map(packed_hybrid_shape);
     Ok(
-        onesweep_spec_shape(DType::U64, 0, status_bits, shape, hybrid)?
+        onesweep_spec_block(DType::U64, 0, status_bits, shape, block)?
             .define("PACKED", 1)
             .define("PACKED_KIND", kind),
     )
@@ -306,7 +336,7 @@ pub fn all_sort_specs() -> Vec<ModuleSpec> {
                     && Some(shape)
                         != packed_last_shape(SM90_SHARED_PER_BLOCK_OPTIN, SM90_SHARED_PER_SM)
                 {
-                    for n in HYBRID_SPEC_LENGTHS {
+                    for n in PACKED_HYBRID_SPEC_LENGTHS {
                         if let Ok(s) = packed_spec(d, sb, shape, Some(n)) {
                             v.push(s);
                         }
@@ -945,7 +975,7 @@ impl CudaBackend {
     ) -> Result<Option<Box<Hybrid>>> {
         let kb = key.key.size() as u32;
         let (block, local_shared) = if packed {
-            hybrid_local_shape(8, 0, key.n as u64)
+            packed_hybrid_shape(key.n as u64)
         } else {
             hybrid_local_shape(kb, key.value_bytes, key.n as u64)
         };
@@ -1017,7 +1047,13 @@ impl CudaBackend {
         let v = |x: u64| if has_vals { x } else { 0 };
         let key_bits = k.key.size() as u32 * 8;
         let tile = os.shape.tile();
-        let chunk_log2 = hybrid_chunk_log2(n, h.block.cap(), h.block.fill_16ths);
+        // The packed hybrid takes one bucket a chunk once buckets fill a good part of its
+        // block: 16 bits to sort, two digits and no tie walk (`packed_hybrid_block`).
+        let chunk_log2 = if h.packed && n >> 16 >= PACKED_ONE_BUCKET_MIN {
+            0
+        } else {
+            hybrid_chunk_log2(n, h.block.cap(), h.block.fill_16ths)
+        };
         // The first pass's status words, the tile counters, and the segmented pass's status
         // words past the first pass's tiles (that pass clears the others; the packed hybrid's
         // second pass has no more tiles than its first).

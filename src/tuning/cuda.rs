@@ -642,8 +642,7 @@ impl std::str::FromStr for HybridLocalShape {
 /// `HISTOSORT_HYBRID_LOCAL` names (`THREADSxITEMSxMIN_BLOCKS[xFILL_16THS]`, tuning experiments
 /// with one binary).
 pub fn hybrid_local_block(key_bytes: u32, value_bytes: u32, n: u64) -> HybridLocalShape {
-    static SHAPE: std::sync::OnceLock<Option<HybridLocalShape>> = std::sync::OnceLock::new();
-    if let Some(s) = *SHAPE.get_or_init(|| env_tuning("HISTOSORT_HYBRID_LOCAL")) {
+    if let Some(s) = hybrid_local_override() {
         return s;
     }
     if key_bytes == 8 && value_bytes <= 4 && hybrid_small_fits(n) {
@@ -656,6 +655,50 @@ pub fn hybrid_local_block(key_bytes: u32, value_bytes: u32, n: u64) -> HybridLoc
         fill_16ths: HYBRID_FILL_16THS,
     }
 }
+
+/// The block `HISTOSORT_HYBRID_LOCAL` names, if it is set (and parses).
+fn hybrid_local_override() -> Option<HybridLocalShape> {
+    static SHAPE: std::sync::OnceLock<Option<HybridLocalShape>> = std::sync::OnceLock::new();
+    *SHAPE.get_or_init(|| env_tuning("HISTOSORT_HYBRID_LOCAL"))
+}
+
+/// The in-bucket block of the packed hybrid (u32/u32 pairs packed into 8-byte elements, 32-bit
+/// keys) for `n` pairs. From [`PACKED_ONE_BUCKET_MIN`] pairs a bucket on its chunks are single
+/// buckets (below, chunks of several buckets filled to 13/16, as the other hybrids): the 16
+/// bits left to sort are then exactly two 8-bit digits, and no tie walk runs (a chunk of two
+/// buckets has 17 bits, the top sort takes 16 of them and the walk the last, 16% of the kernel
+/// on its own, session 37). The smallest of three blocks of 5 pairs a thread, each at 32
+/// registers without spills (ptxas, NVRTC 13, session 40), so 2048 threads an SM, whose slots
+/// hold an average bucket (n / 2^16) with a quarter to spare for the largest one: 256 threads
+/// (8 blocks an SM) up to 2^26 pairs, 512 (4) up to 2^27, 1024 (2) up to 2^28; past that
+/// [`HYBRID_LOCAL_THREADS`] threads of 16. `HISTOSORT_HYBRID_LOCAL` overrides it, as every
+/// hybrid's block.
+pub fn packed_hybrid_block(n: u64) -> HybridLocalShape {
+    if let Some(s) = hybrid_local_override() {
+        return s;
+    }
+    let bucket = n >> 16;
+    for (threads, min_blocks) in [(256, 8), (512, 4), (1024, 2)] {
+        if bucket * 5 / 4 <= threads as u64 * 5 {
+            return HybridLocalShape {
+                threads,
+                items: 5,
+                min_blocks,
+                fill_16ths: 13,
+            };
+        }
+    }
+    HybridLocalShape {
+        threads: HYBRID_LOCAL_THREADS,
+        items: 16,
+        min_blocks: HYBRID_LOCAL_MIN_BLOCKS,
+        fill_16ths: HYBRID_FILL_16THS,
+    }
+}
+
+/// Average pairs a bucket (n / 2^16) from which the packed hybrid sorts one bucket a chunk
+/// ([`packed_hybrid_block`]): 2^24 pairs.
+pub const PACKED_ONE_BUCKET_MIN: u64 = 256;
 
 /// The in-bucket block of 64-bit keys (alone, with values of up to 4 bytes, and packed u32/u32
 /// pairs) where an average bucket fits it: 256 threads of 10 keys, 4 blocks per SM, chunks
@@ -1641,6 +1684,23 @@ mod tests {
             assert_eq!(hybrid_local_block(k, v, 1 << 24).threads, 512, "{k} {v}");
         }
         assert_eq!(hybrid_local_block(8, 4, 1 << 28).cap(), 512 * 10);
+    }
+
+    #[test]
+    fn packed_hybrid_blocks_hold_a_bucket_with_room() {
+        if std::env::var_os("HISTOSORT_HYBRID_LOCAL").is_some() {
+            return;
+        }
+        // One bucket a chunk from 2^24 pairs: the block holds an average bucket and a quarter
+        // more, at 5 pairs a thread and 2048 threads an SM, up to 2^28.
+        for (lg, threads) in [(24, 256), (25, 256), (26, 256), (27, 512), (28, 1024)] {
+            let b = packed_hybrid_block(1 << lg);
+            assert_eq!((b.threads, b.items, b.threads * b.min_blocks), (threads, 5, 2048));
+            assert!((1u64 << lg) >> 16 >= PACKED_ONE_BUCKET_MIN);
+            assert!((((1u64 << lg) >> 16) * 5 / 4) <= b.cap() as u64, "2^{lg}");
+        }
+        // Past 2^28, the 512-thread block of 16.
+        assert_eq!(packed_hybrid_block((1 << 28) + (1 << 20)).cap(), 512 * 16);
     }
 
     #[test]
