@@ -1695,7 +1695,10 @@ mod tests {
         // more, at 5 pairs a thread and 2048 threads an SM, up to 2^28.
         for (lg, threads) in [(24, 256), (25, 256), (26, 256), (27, 512), (28, 1024)] {
             let b = packed_hybrid_block(1 << lg);
-            assert_eq!((b.threads, b.items, b.threads * b.min_blocks), (threads, 5, 2048));
+            assert_eq!(
+                (b.threads, b.items, b.threads * b.min_blocks),
+                (threads, 5, 2048)
+            );
             assert!((1u64 << lg) >> 16 >= PACKED_ONE_BUCKET_MIN);
             assert!((((1u64 << lg) >> 16) * 5 / 4) <= b.cap() as u64, "2^{lg}");
         }
