@@ -1,5 +1,5 @@
 #!/bin/bash
-# Session 40, run 2 (binaries staged from 0c6e0b4's code: histosort and tests/cuda_runtime):
+# Session 40, run 2 (binaries staged from f674f00's code: histosort and tests/cuda_runtime):
 # the packed hybrid of u32/u32 pairs with one 16-bit bucket a chunk from 2^24 pairs on blocks of
 # 5 pairs a thread at 2048 threads an SM (forced on with HISTOSORT_HYBRID_MIN=1; off by
 # default) against the packed LSD sort, then the in-bucket kernel's L2 prefetch of a later
