@@ -22,12 +22,13 @@ use crate::tuning::cuda::{
     onesweep_values_late, packed_hybrid_block, packed_last_shape, packed_pass_shape,
     rank_sort_limit, rank_sort_max, ClusterShape, HybridLocalShape, OnesweepShape,
     CLUSTER_SORT_BLOCKS, CLUSTER_SORT_ITEMS, CLUSTER_SORT_THREADS, ELEMENTWISE_THREADS,
-    HYBRID_BALANCE, HYBRID_PREFETCH_AHEAD, HYBRID_STAGE, HYBRID_TIE_RUN_MAX, HYBRID_TOP_BITS,
-    ONESWEEP_FREE_RANK_SKEW, ONESWEEP_FUSED_ITEMS, ONESWEEP_FUSED_MAX, ONESWEEP_HIST_LANES_PASSES,
-    ONESWEEP_LOOKBACK, ONESWEEP_RADIX_BITS, ONESWEEP_RANK_BALLOT, ONESWEEP_SKIP_MIN,
-    ONESWEEP_THREADS, PACKED_ONE_BUCKET_MIN, PACKED_PASS_SHAPE_H100, RANK_SORT_THREADS,
-    SM90_SHARED_PER_BLOCK_OPTIN, SM90_SHARED_PER_SM, THREE_PHASE_DIGIT_BITS,
-    THREE_PHASE_DIGIT_WIDTHS, THREE_PHASE_ITEMS, THREE_PHASE_THREADS, THREE_PHASE_TILE,
+    HYBRID_BALANCE, HYBRID_PREFETCH_AHEAD_U64_KEYS, HYBRID_SMALL_LOCAL, HYBRID_STAGE,
+    HYBRID_TIE_RUN_MAX, HYBRID_TOP_BITS, ONESWEEP_FREE_RANK_SKEW, ONESWEEP_FUSED_ITEMS,
+    ONESWEEP_FUSED_MAX, ONESWEEP_HIST_LANES_PASSES, ONESWEEP_LOOKBACK, ONESWEEP_RADIX_BITS,
+    ONESWEEP_RANK_BALLOT, ONESWEEP_SKIP_MIN, ONESWEEP_THREADS, PACKED_ONE_BUCKET_MIN,
+    PACKED_PASS_SHAPE_H100, RANK_SORT_THREADS, SM90_SHARED_PER_BLOCK_OPTIN, SM90_SHARED_PER_SM,
+    THREE_PHASE_DIGIT_BITS, THREE_PHASE_DIGIT_WIDTHS, THREE_PHASE_ITEMS, THREE_PHASE_THREADS,
+    THREE_PHASE_TILE,
 };
 
 /// KEY_BITS and KEY_KIND of a key type, or why the GPU cannot sort it.
@@ -136,7 +137,7 @@ const HYBRID_SPEC_LENGTHS: [u64; 2] = [1 << 24, 1 << 28];
 
 /// Lengths whose packed hybrid modules the catalogue holds: one for each of
 /// [`packed_hybrid_block`]'s blocks.
-const PACKED_HYBRID_SPEC_LENGTHS: [u64; 4] = [1 << 24, 1 << 27, 1 << 28, 1 << 29];
+const PACKED_HYBRID_SPEC_LENGTHS: [u64; 5] = [1 << 24, 1 << 26, 1 << 27, 1 << 28, 1 << 29];
 
 /// Word offsets in the hybrid sort's meta buffer (kernels/radix_sort_onesweep.cu, `HYB_*`).
 const HYB_TOP8: usize = 131_072;
@@ -216,17 +217,26 @@ fn onesweep_spec_shape(
     hybrid: Option<u64>,
 ) -> Result<ModuleSpec> {
     let kb = key.size() as u32;
-    let block = hybrid.map(|n| hybrid_local_shape(kb, value_bytes, n));
+    let block = hybrid.map(|n| {
+        let (b, bytes) = hybrid_local_shape(kb, value_bytes, n);
+        let ahead = if kb == 8 && value_bytes == 0 && b == HYBRID_SMALL_LOCAL {
+            HYBRID_PREFETCH_AHEAD_U64_KEYS
+        } else {
+            0
+        };
+        (b, bytes, ahead)
+    });
     onesweep_spec_block(key, value_bytes, status_bits, shape, block)
 }
 
-/// [`onesweep_spec_shape`] with the hybrid's in-bucket block and its shared memory given.
+/// [`onesweep_spec_shape`] with the hybrid's in-bucket block, its shared memory and its L2
+/// prefetch distance (`HYB_PREFETCH_AHEAD`) given.
 fn onesweep_spec_block(
     key: DType,
     value_bytes: u32,
     status_bits: u32,
     shape: OnesweepShape,
-    hybrid: Option<(HybridLocalShape, u32)>,
+    hybrid: Option<(HybridLocalShape, u32, u32)>,
 ) -> Result<ModuleSpec> {
     let (bits, kind) = key_defines(key)?;
     let kb = key.size() as u32;
@@ -252,7 +262,7 @@ fn onesweep_spec_block(
         .define("LANES_PASSES", ONESWEEP_HIST_LANES_PASSES)
         .define("LANES_MIN_BLOCKS", onesweep_hist_shape().min_blocks);
     Ok(
-        if let Some((b, bytes)) = hybrid.filter(|_| has_hybrid(key, status_bits)) {
+        if let Some((b, bytes, ahead)) = hybrid.filter(|_| has_hybrid(key, status_bits)) {
             spec.define("HYBRID_LOCAL_THREADS", b.threads)
                 .define("HYBRID_LOCAL_ITEMS", b.items)
                 .define("HYBRID_LOCAL_MIN_BLOCKS", b.min_blocks)
@@ -261,7 +271,7 @@ fn onesweep_spec_block(
                 .define("HYB_BALANCE", HYBRID_BALANCE as u32)
                 .define("HYB_STAGE", HYBRID_STAGE as u32)
                 .define("HYB_TIE_RUN_MAX", HYBRID_TIE_RUN_MAX)
-                .define("HYB_PREFETCH_AHEAD", HYBRID_PREFETCH_AHEAD)
+                .define("HYB_PREFETCH_AHEAD", ahead)
         } else {
             spec
         },
@@ -284,7 +294,10 @@ fn packed_spec(
             "packed pairs take 4-byte keys, not {key}"
         )));
     }
-    let block = hybrid.map(packed_hybrid_shape);
+    let block = hybrid.map(|n| {
+        let (b, bytes) = packed_hybrid_shape(n);
+        (b, bytes, 0)
+    });
     Ok(
         onesweep_spec_block(DType::U64, 0, status_bits, shape, block)?
             .define("PACKED", 1)

@@ -664,20 +664,28 @@ fn hybrid_local_override() -> Option<HybridLocalShape> {
 
 /// The in-bucket block of the packed hybrid (u32/u32 pairs packed into 8-byte elements, 32-bit
 /// keys) for `n` pairs. From [`PACKED_ONE_BUCKET_MIN`] pairs a bucket on its chunks are single
-/// buckets (below, chunks of several buckets filled to 13/16, as the other hybrids): the 16
-/// bits left to sort are then exactly two 8-bit digits, and no tie walk runs (a chunk of two
-/// buckets has 17 bits, the top sort takes 16 of them and the walk the last, 16% of the kernel
-/// on its own, session 37). The smallest of three blocks of 5 pairs a thread, each at 32
-/// registers without spills (ptxas, NVRTC 13, session 40), so 2048 threads an SM, whose slots
-/// hold an average bucket (n / 2^16) with a quarter to spare for the largest one: 256 threads
-/// (8 blocks an SM) up to 2^26 pairs, 512 (4) up to 2^27, 1024 (2) up to 2^28; past that
-/// [`HYBRID_LOCAL_THREADS`] threads of 16. `HISTOSORT_HYBRID_LOCAL` overrides it, as every
-/// hybrid's block.
+/// buckets: the 16 bits left to sort are then exactly two 8-bit digits, and no tie walk runs
+/// (a chunk of two buckets has 17 bits, the top sort takes 16 of them and the walk the last,
+/// 16% of the kernel on its own, session 37). There the smallest of three blocks of 5 pairs a
+/// thread, each at 32 registers without spills (ptxas, NVRTC 13, session 40), so 2048 threads
+/// an SM, whose slots hold an average bucket (n / 2^16) with a quarter to spare for the
+/// largest: 256 threads (8 blocks an SM) up to 2^26 pairs, 512 (4) up to 2^27, 1024 (2) up to
+/// 2^28; past that [`HYBRID_LOCAL_THREADS`] threads of 16. Below it [`HYBRID_SMALL_LOCAL`]
+/// (chunks of several buckets). `HISTOSORT_HYBRID_LOCAL` overrides it, as every hybrid's block.
+/// H100, session 40 (run 2, the library's packed hybrid forced on, two rounds each), ms at
+/// 2^24 / 2^25 / 2^26 / 2^27 / 2^28, one bucket a chunk on these blocks from 2^24: 0.962 /
+/// 1.325 / **2.106** / **4.163** / 8.726, against session 37's 256x10x4 chunks of several
+/// buckets at 2^26 2.255 and 2^24 0.671; the packed LSD sort in the same run 0.581 / 1.115 /
+/// 2.213 / 4.303 / 8.559 (so at 2^26-2^27 the hybrid is now 3-5% ahead of it, and behind
+/// below and above).
 pub fn packed_hybrid_block(n: u64) -> HybridLocalShape {
     if let Some(s) = hybrid_local_override() {
         return s;
     }
     let bucket = n >> 16;
+    if bucket < PACKED_ONE_BUCKET_MIN {
+        return HYBRID_SMALL_LOCAL;
+    }
     for (threads, min_blocks) in [(256, 8), (512, 4), (1024, 2)] {
         if bucket * 5 / 4 <= threads as u64 * 5 {
             return HybridLocalShape {
@@ -697,8 +705,10 @@ pub fn packed_hybrid_block(n: u64) -> HybridLocalShape {
 }
 
 /// Average pairs a bucket (n / 2^16) from which the packed hybrid sorts one bucket a chunk
-/// ([`packed_hybrid_block`]): 2^24 pairs.
-pub const PACKED_ONE_BUCKET_MIN: u64 = 256;
+/// ([`packed_hybrid_block`]): 2^26 pairs. Below it a chunk of one bucket leaves most of a
+/// block's work to its fixed costs (H100, session 40: 2^24 0.962 ms on 256-pair chunks against
+/// 0.671 on chunks of eight buckets, session 37).
+pub const PACKED_ONE_BUCKET_MIN: u64 = 1024;
 
 /// The in-bucket block of 64-bit keys (alone, with values of up to 4 bytes, and packed u32/u32
 /// pairs) where an average bucket fits it: 256 threads of 10 keys, 4 blocks per SM, chunks
@@ -764,9 +774,15 @@ pub const HYBRID_STAGE: bool = false;
 
 /// How many blocks ahead each in-bucket block asks L2 for a later block's chunk
 /// (kernels/radix_sort_onesweep.cu, `HYB_PREFETCH_AHEAD`; 0: none), so that the block that takes
-/// it loads from L2 instead of DRAM (the kernel on its own is latency-bound, session 37). A
-/// tuning hook for now: `HISTOSORT_KERNEL_DEFINES=HYB_PREFETCH_AHEAD=528`. Not yet measured.
-pub const HYBRID_PREFETCH_AHEAD: u32 = 0;
+/// it loads from L2 instead of DRAM (the kernel on its own is latency-bound, session 37): for
+/// 64-bit keys without values on [`HYBRID_SMALL_LOCAL`] blocks, one wave of them on 132 SMs
+/// (4 x 132); every other hybrid 0. H100, session 40 (run 2, 528 against 0 in the same run,
+/// p10-p90 within 1%), ms at 2^24 / 2^26 / 2^28: u64 keys 0.665 / 2.254 -> 0.647 / 2.164
+/// (-2.8% / -4.0%; 2^28's 512-thread block 9.857 -> 10.142, +2.9%), u64/u32 pairs +2.7 to
+/// +3.3% (0.965 / 3.444 / 14.062 -> 0.991 / 3.539 / 14.520), the packed hybrid of u32/u32 pairs
+/// within 0.5% at 528 and 1056 (2^28 +1.3%). `HISTOSORT_KERNEL_DEFINES=HYB_PREFETCH_AHEAD=N`
+/// sets it for every hybrid module (0 turns it off).
+pub const HYBRID_PREFETCH_AHEAD_U64_KEYS: u32 = 4 * 132;
 /// A fixed number of varying bits for the in-bucket top sort (kernels/radix_sort_onesweep.cu,
 /// `HYB_TOP_BITS`) whatever the chunk's size, in place of log2(keys) + [`HYBRID_TOP_EXTRA_BITS`];
 /// 0: the latter. A tuning hook (`HISTOSORT_KERNEL_DEFINES=HYB_TOP_BITS=8`) for 32-bit keys,
@@ -1691,9 +1707,13 @@ mod tests {
         if std::env::var_os("HISTOSORT_HYBRID_LOCAL").is_some() {
             return;
         }
-        // One bucket a chunk from 2^24 pairs: the block holds an average bucket and a quarter
+        // Below 2^26 pairs the small block of the other hybrids.
+        for lg in [22, 24, 25] {
+            assert_eq!(packed_hybrid_block(1 << lg), HYBRID_SMALL_LOCAL);
+        }
+        // One bucket a chunk from 2^26 pairs: the block holds an average bucket and a quarter
         // more, at 5 pairs a thread and 2048 threads an SM, up to 2^28.
-        for (lg, threads) in [(24, 256), (25, 256), (26, 256), (27, 512), (28, 1024)] {
+        for (lg, threads) in [(26, 256), (27, 512), (28, 1024)] {
             let b = packed_hybrid_block(1 << lg);
             assert_eq!(
                 (b.threads, b.items, b.threads * b.min_blocks),
