@@ -1,5 +1,5 @@
 #!/bin/bash
-# Session 40, run 3 (binaries staged from this session's last code commit): the u64 keys'
+# Session 40, run 3 (binaries staged from 5c5a33d): the u64 keys'
 # in-bucket prefetch, now their default (528 blocks ahead on the small block), against 0 in
 # alternation; the packed hybrid forced on from 2^26 (one bucket a chunk) and the LSD default;
 # then the hybrid tests on these defaults (the packed one-bucket test now at 2^26 + 3 pairs).
