@@ -15,6 +15,28 @@ fn gpu() -> Option<Engine> {
     common::cuda_engine()
 }
 
+/// `e.sort_pairs` of `input` and `vals` under `o` gives the reference's keys, bit for bit, and
+/// its payloads (the first payload that differs is reported with both values).
+fn pairs<K: RadixKey, V: histosort::Value + PartialEq + std::fmt::Debug>(
+    e: &Engine,
+    input: &[K],
+    vals: &[V],
+    o: &SortOptions,
+    what: &str,
+) {
+    let mut k = input.to_vec();
+    let mut v = vals.to_vec();
+    e.sort_pairs(&mut k, &mut v, o).unwrap();
+    let (rk, rv) = reference::sort_pairs(input, vals, o);
+    same_bits(&k, &rk, &format!("{what} keys {o:?}"));
+    if let Some(i) = (0..v.len()).find(|&i| v[i] != rv[i]) {
+        panic!(
+            "{what} {o:?}: payload {i}: got {:?}, expected {:?}",
+            v[i], rv[i]
+        );
+    }
+}
+
 /// `e.sort` of `input` under `o` gives the reference's keys, bit for bit.
 fn sorts_like_reference<K: RadixKey>(e: &Engine, input: &[K], o: &SortOptions, what: &str) {
     let n = input.len();
@@ -1549,23 +1571,13 @@ fn packed_hybrid_sorts_one_bucket_a_chunk() {
         .map(|&x| (x >> 14).wrapping_mul(0x9e37_79b9))
         .collect();
     let f: Vec<f32> = keys(n, 47);
-    fn check<K: RadixKey>(e: &Engine, input: &[K], idx: &[u32], o: &SortOptions, what: &str) {
-        let mut k = input.to_vec();
-        let mut v = idx.to_vec();
-        e.sort_pairs(&mut k, &mut v, o).unwrap();
-        let (rk, rv) = reference::sort_pairs(input, idx, o);
-        same_bits(&k, &rk, &format!("packed hybrid {what} keys {o:?}"));
-        if let Some(j) = (0..v.len()).find(|&j| v[j] != rv[j]) {
-            panic!(
-                "packed hybrid {what} {o:?}: payload {j}: got {}, expected {}",
-                v[j], rv[j]
-            );
-        }
-    }
-    check(&e, &u, &idx, &os, "u32");
-    check(&e, &u, &idx, &os.clone().descending(), "u32");
-    check(&e, &rep, &idx, &os, "u32 repeated");
-    check(&e, &f, &idx, &os.clone().descending(), "f32");
+    let check = |input: &[u32], o: &SortOptions, what: &str| {
+        pairs(&e, input, &idx, o, &format!("packed hybrid {what}"))
+    };
+    check(&u, &os, "u32");
+    check(&u, &os.clone().descending(), "u32");
+    check(&rep, &os, "u32 repeated");
+    pairs(&e, &f, &idx, &os.clone().descending(), "packed hybrid f32");
     let p: Vec<u32> = e.argsort_as(&u, &os).unwrap();
     assert_eq!(
         p,
@@ -1680,25 +1692,6 @@ where
         let now = g.hybrid_runs();
         (now.0 - before.0, now.1 - before.1)
     };
-    fn pairs<K: RadixKey, V: histosort::Value + PartialEq + std::fmt::Debug>(
-        e: &Engine,
-        input: &[K],
-        vals: &[V],
-        o: &SortOptions,
-        what: &str,
-    ) {
-        let mut k = input.to_vec();
-        let mut v = vals.to_vec();
-        e.sort_pairs(&mut k, &mut v, o).unwrap();
-        let (rk, rv) = reference::sort_pairs(input, vals, o);
-        same_bits(&k, &rk, &format!("{what} keys {o:?}"));
-        if let Some(i) = (0..v.len()).find(|&i| v[i] != rv[i]) {
-            panic!(
-                "{what} {o:?}: payload {i}: got {:?}, expected {:?}",
-                v[i], rv[i]
-            );
-        }
-    }
     let input: Vec<U> = keys(n, 31);
     let idx: Vec<u32> = (0..n as u32).collect();
     let wide: Vec<u64> = (0..n as u64)
