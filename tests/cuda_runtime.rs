@@ -1562,13 +1562,13 @@ fn packed_hybrid_sorts_one_bucket_a_chunk() {
     g.set_hybrid_min(4, Some(1 << 26));
     let os = SortOptions::new().algorithm(SortAlgorithm::Onesweep);
     let idx: Vec<u32> = (0..n as u32).collect();
-    let before = g.hybrid_runs();
+    let before = (g.hybrid_runs(), g.packed_hybrid_runs());
     let u: Vec<u32> = keys(n, 41);
-    // 2^18 distinct keys, ~256 copies of each, spread over every bucket (an odd multiplier):
-    // runs of equal keys inside every bucket.
+    // The top 16 bits uniform (every bucket holds ~1024 pairs, within its block), the low 16
+    // one of 4 values: ~256 copies of each key in every bucket, runs of equal keys.
     let rep: Vec<u32> = u
         .iter()
-        .map(|&x| (x >> 14).wrapping_mul(0x9e37_79b9))
+        .map(|&x| (x & 0xffff_0000) | (x >> 8 & 3))
         .collect();
     let f: Vec<f32> = keys(n, 47);
     let check = |input: &[u32], o: &SortOptions, what: &str| {
@@ -1584,10 +1584,10 @@ fn packed_hybrid_sorts_one_bucket_a_chunk() {
         reference::argsort::<u32, u32>(&u, &os),
         "packed hybrid argsort"
     );
-    let now = g.hybrid_runs();
+    let (now, packed) = (g.hybrid_runs(), g.packed_hybrid_runs());
     assert_eq!(
-        (now.0 - before.0, now.1 - before.1),
-        (5, 0),
+        (now.0 - before.0 .0, now.1 - before.0 .1, packed - before.1),
+        (5, 0, 5),
         "every case takes the packed hybrid"
     );
 }
