@@ -1,6 +1,7 @@
 #!/bin/bash
-# Session 40, run 3 (binaries staged from 5c5a33d; cut to fit the session's last ~340 s of
-# device time): the u64 keys' in-bucket prefetch, now their default (528 blocks ahead on the
+# Session 40, run 3 (not run: refused; restage from 84cbeeb or later first, whose packed
+# one-bucket test fits its keys to the block; cut to fit the session's last ~340 s of device
+# time): the u64 keys' in-bucket prefetch, now their default (528 blocks ahead on the
 # small block), against 0; the hybrid test on these defaults; then the packed one-bucket test
 # (2^26 + 3 pairs) while time is left. Carry .device.
 . "$(dirname "$0")/../device-lib.sh"
