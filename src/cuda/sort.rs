@@ -16,19 +16,18 @@ use crate::key::{DType, RadixBits, RadixKey, SortIndex, Value};
 use crate::options::SortOptions;
 use crate::tuning::cuda::{
     cluster_merge_shape, cluster_sort_limit, cluster_sort_segment_limit, cluster_sort_shape,
-    cluster_sort_threads, hist_one_read, hybrid_local_block, hybrid_top_extra,
-    onesweep_default_shapes, onesweep_fused_items, onesweep_hist_shape, onesweep_items,
-    onesweep_narrow_shape, onesweep_pass_shape, onesweep_prefetch_ahead, onesweep_shape_override,
-    onesweep_values_late, packed_hybrid_block, packed_last_shape, packed_pass_shape,
-    rank_sort_limit, rank_sort_max, ClusterShape, HybridLocalShape, OnesweepShape,
-    CLUSTER_SORT_BLOCKS, CLUSTER_SORT_ITEMS, CLUSTER_SORT_THREADS, ELEMENTWISE_THREADS,
-    HYBRID_BALANCE, HYBRID_PREFETCH_AHEAD_U64_KEYS, HYBRID_SMALL_LOCAL, HYBRID_STAGE,
-    HYBRID_TIE_RUN_MAX, HYBRID_TOP_BITS, ONESWEEP_FREE_RANK_SKEW, ONESWEEP_FUSED_ITEMS,
-    ONESWEEP_FUSED_MAX, ONESWEEP_HIST_LANES_PASSES, ONESWEEP_LOOKBACK, ONESWEEP_RADIX_BITS,
-    ONESWEEP_RANK_BALLOT, ONESWEEP_SKIP_MIN, ONESWEEP_THREADS, PACKED_ONE_BUCKET_MIN,
-    PACKED_PASS_SHAPE_H100, RANK_SORT_THREADS, SM90_SHARED_PER_BLOCK_OPTIN, SM90_SHARED_PER_SM,
-    THREE_PHASE_DIGIT_BITS, THREE_PHASE_DIGIT_WIDTHS, THREE_PHASE_ITEMS, THREE_PHASE_THREADS,
-    THREE_PHASE_TILE,
+    cluster_sort_threads, hist_one_read, hybrid_local_block, hybrid_prefetch_ahead,
+    hybrid_top_extra, onesweep_default_shapes, onesweep_fused_items, onesweep_hist_shape,
+    onesweep_items, onesweep_narrow_shape, onesweep_pass_shape, onesweep_prefetch_ahead,
+    onesweep_shape_override, onesweep_values_late, packed_hybrid_block, packed_last_shape,
+    packed_pass_shape, rank_sort_limit, rank_sort_max, ClusterShape, HybridLocalShape,
+    OnesweepShape, CLUSTER_SORT_BLOCKS, CLUSTER_SORT_ITEMS, CLUSTER_SORT_THREADS,
+    ELEMENTWISE_THREADS, HYBRID_BALANCE, HYBRID_STAGE, HYBRID_TIE_RUN_MAX, HYBRID_TOP_BITS,
+    ONESWEEP_FREE_RANK_SKEW, ONESWEEP_FUSED_ITEMS, ONESWEEP_FUSED_MAX, ONESWEEP_HIST_LANES_PASSES,
+    ONESWEEP_LOOKBACK, ONESWEEP_RADIX_BITS, ONESWEEP_RANK_BALLOT, ONESWEEP_SKIP_MIN,
+    ONESWEEP_THREADS, PACKED_PASS_SHAPE_H100, RANK_SORT_THREADS, SM90_SHARED_PER_BLOCK_OPTIN,
+    SM90_SHARED_PER_SM, THREE_PHASE_DIGIT_BITS, THREE_PHASE_DIGIT_WIDTHS, THREE_PHASE_ITEMS,
+    THREE_PHASE_THREADS, THREE_PHASE_TILE,
 };
 
 /// KEY_BITS and KEY_KIND of a key type, or why the GPU cannot sort it.
@@ -218,25 +217,20 @@ fn onesweep_spec_shape(
 ) -> Result<ModuleSpec> {
     let kb = key.size() as u32;
     let block = hybrid.map(|n| {
-        let (b, bytes) = hybrid_local_shape(kb, value_bytes, n);
-        let ahead = if kb == 8 && value_bytes == 0 && b == HYBRID_SMALL_LOCAL {
-            HYBRID_PREFETCH_AHEAD_U64_KEYS
-        } else {
-            0
-        };
-        (b, bytes, ahead)
+        let b = hybrid_local_block(kb, value_bytes, n);
+        (b, hybrid_prefetch_ahead(kb, value_bytes, b))
     });
     onesweep_spec_block(key, value_bytes, status_bits, shape, block)
 }
 
-/// [`onesweep_spec_shape`] with the hybrid's in-bucket block, its shared memory and its L2
-/// prefetch distance (`HYB_PREFETCH_AHEAD`) given.
+/// [`onesweep_spec_shape`] with the hybrid's in-bucket block and its L2 prefetch distance
+/// (`HYB_PREFETCH_AHEAD`) given.
 fn onesweep_spec_block(
     key: DType,
     value_bytes: u32,
     status_bits: u32,
     shape: OnesweepShape,
-    hybrid: Option<(HybridLocalShape, u32, u32)>,
+    hybrid: Option<(HybridLocalShape, u32)>,
 ) -> Result<ModuleSpec> {
     let (bits, kind) = key_defines(key)?;
     let kb = key.size() as u32;
@@ -262,7 +256,8 @@ fn onesweep_spec_block(
         .define("LANES_PASSES", ONESWEEP_HIST_LANES_PASSES)
         .define("LANES_MIN_BLOCKS", onesweep_hist_shape().min_blocks);
     Ok(
-        if let Some((b, bytes, ahead)) = hybrid.filter(|_| has_hybrid(key, status_bits)) {
+        if let Some((b, ahead)) = hybrid.filter(|_| has_hybrid(key, status_bits)) {
+            let bytes = hybrid_local_bytes(b, kb, value_bytes);
             spec.define("HYBRID_LOCAL_THREADS", b.threads)
                 .define("HYBRID_LOCAL_ITEMS", b.items)
                 .define("HYBRID_LOCAL_MIN_BLOCKS", b.min_blocks)
@@ -294,10 +289,8 @@ fn packed_spec(
             "packed pairs take 4-byte keys, not {key}"
         )));
     }
-    let block = hybrid.map(|n| {
-        let (b, bytes) = packed_hybrid_shape(n);
-        (b, bytes, 0)
-    });
+    // (The packed elements are the u64 module's keys: 8 bytes, no values.)
+    let block = hybrid.map(|n| (packed_hybrid_block(n), 0));
     Ok(
         onesweep_spec_block(DType::U64, 0, status_bits, shape, block)?
             .define("PACKED", 1)
@@ -1060,13 +1053,8 @@ impl CudaBackend {
         let v = |x: u64| if has_vals { x } else { 0 };
         let key_bits = k.key.size() as u32 * 8;
         let tile = os.shape.tile();
-        // The packed hybrid takes one bucket a chunk once buckets fill a good part of its
-        // block: 16 bits to sort, two digits and no tie walk (`packed_hybrid_block`).
-        let chunk_log2 = if h.packed && n >> 16 >= PACKED_ONE_BUCKET_MIN {
-            0
-        } else {
-            hybrid_chunk_log2(n, h.block.cap(), h.block.fill_16ths)
-        };
+        // (The packed hybrid's blocks from 2^26 pairs make this one bucket a chunk.)
+        let chunk_log2 = hybrid_chunk_log2(n, h.block.cap(), h.block.fill_16ths);
         // The first pass's status words, the tile counters, and the segmented pass's status
         // words past the first pass's tiles (that pass clears the others; the packed hybrid's
         // second pass has no more tiles than its first).
@@ -2253,7 +2241,8 @@ impl CudaBackend {
 
 #[cfg(test)]
 mod tests {
-    use super::{digit_is_shared, hybrid_chunk_log2, hybrid_local_shape};
+    use super::{digit_is_shared, hybrid_chunk_log2, hybrid_local_shape, packed_hybrid_block};
+    use crate::tuning::cuda::{PACKED_ONE_BUCKET_FILL_16THS, PACKED_ONE_BUCKET_MIN};
 
     #[test]
     fn hybrid_chunks_fill_half_a_block() {
@@ -2270,6 +2259,30 @@ mod tests {
         // A block of 256 x 12 = 3072 keys filled to 12/16 (2304): 2^26 keys (1024 a bucket)
         // take two buckets a block.
         assert_eq!(hybrid_chunk_log2(1 << 26, 3072, 12), 1);
+    }
+
+    #[test]
+    fn packed_hybrid_takes_one_bucket_a_chunk_from_its_minimum() {
+        if std::env::var_os("HISTOSORT_HYBRID_LOCAL").is_some() {
+            return;
+        }
+        // Lengths from 2^26 pairs (1024 a bucket) to 2^29, 64 steps a doubling: the chunk
+        // rule takes one bucket a chunk on the block chosen for it, and an average bucket fits
+        // that block with a quarter to spare (past 2^28 the 512-thread block of 16 need only
+        // hold the largest bucket: the host checks it).
+        let first = PACKED_ONE_BUCKET_MIN << 16;
+        for n in (0..3).flat_map(|k| (0..64).map(move |j| (first << k) + (first << k) / 64 * j)) {
+            let b = packed_hybrid_block(n);
+            assert_eq!(hybrid_chunk_log2(n, b.cap(), b.fill_16ths), 0, "n {n}");
+            assert!(
+                (n >> 16) * 5 / 4 <= b.cap() as u64 || b.items == 16,
+                "n {n}"
+            );
+        }
+        // Just below the minimum, chunks of several buckets.
+        let b = packed_hybrid_block(first - (1 << 16));
+        assert!(hybrid_chunk_log2(first - (1 << 16), b.cap(), b.fill_16ths) > 0);
+        assert_ne!(b.fill_16ths, PACKED_ONE_BUCKET_FILL_16THS);
     }
 
     #[test]

@@ -664,8 +664,9 @@ fn hybrid_local_override() -> Option<HybridLocalShape> {
 
 /// The in-bucket block of the packed hybrid (u32/u32 pairs packed into 8-byte elements, 32-bit
 /// keys) for `n` pairs. From [`PACKED_ONE_BUCKET_MIN`] pairs a bucket on its chunks are single
-/// buckets: the 16 bits left to sort are then exactly two 8-bit digits, and no tie walk runs
-/// (a chunk of two buckets has 17 bits, the top sort takes 16 of them and the walk the last,
+/// buckets (its fill, [`PACKED_ONE_BUCKET_FILL_16THS`], makes the hybrids' chunk rule so):
+/// the 16 bits left to sort are then exactly two 8-bit digits, and no tie walk runs (a chunk
+/// of two buckets has 17 bits, the top sort takes 16 of them and the walk the last,
 /// 16% of the kernel on its own, session 37). There the smallest of three blocks of 5 pairs a
 /// thread, each at 32 registers without spills (ptxas, NVRTC 13, session 40), so 2048 threads
 /// an SM, whose slots hold an average bucket (n / 2^16) with a quarter to spare for the
@@ -692,7 +693,7 @@ pub fn packed_hybrid_block(n: u64) -> HybridLocalShape {
                 threads,
                 items: 5,
                 min_blocks,
-                fill_16ths: 13,
+                fill_16ths: PACKED_ONE_BUCKET_FILL_16THS,
             };
         }
     }
@@ -703,6 +704,13 @@ pub fn packed_hybrid_block(n: u64) -> HybridLocalShape {
         fill_16ths: HYBRID_FILL_16THS,
     }
 }
+
+/// The fill of [`packed_hybrid_block`]'s blocks of 5 pairs a thread: with it the hybrids'
+/// chunk rule (as many buckets a chunk as keep the average chunk within this share of the
+/// block) takes one bucket a chunk wherever such a block is chosen. A block is the smallest
+/// that holds 5/4 of a bucket, so it holds less than 5/2 of one, and 12/16 of it is less than
+/// two buckets (13/16 would not be, for buckets just past 1024 pairs on the 2560-pair block).
+pub const PACKED_ONE_BUCKET_FILL_16THS: u32 = 12;
 
 /// Average pairs a bucket (n / 2^16) from which the packed hybrid sorts one bucket a chunk
 /// ([`packed_hybrid_block`]): 2^26 pairs. Below it a chunk of one bucket leaves most of a
@@ -783,6 +791,16 @@ pub const HYBRID_STAGE: bool = false;
 /// within 0.5% at 528 and 1056 (2^28 +1.3%). `HISTOSORT_KERNEL_DEFINES=HYB_PREFETCH_AHEAD=N`
 /// sets it for every hybrid module (0 turns it off).
 pub const HYBRID_PREFETCH_AHEAD_U64_KEYS: u32 = 4 * 132;
+
+/// The in-bucket kernel's `HYB_PREFETCH_AHEAD` for keys of `key_bytes` with values of
+/// `value_bytes` on `block` ([`HYBRID_PREFETCH_AHEAD_U64_KEYS`] or 0; the packed hybrid takes 0).
+pub fn hybrid_prefetch_ahead(key_bytes: u32, value_bytes: u32, block: HybridLocalShape) -> u32 {
+    if key_bytes == 8 && value_bytes == 0 && block == HYBRID_SMALL_LOCAL {
+        HYBRID_PREFETCH_AHEAD_U64_KEYS
+    } else {
+        0
+    }
+}
 /// A fixed number of varying bits for the in-bucket top sort (kernels/radix_sort_onesweep.cu,
 /// `HYB_TOP_BITS`) whatever the chunk's size, in place of log2(keys) + [`HYBRID_TOP_EXTRA_BITS`];
 /// 0: the latter. A tuning hook (`HISTOSORT_KERNEL_DEFINES=HYB_TOP_BITS=8`) for 32-bit keys,
