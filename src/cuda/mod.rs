@@ -418,6 +418,12 @@ impl CudaBackend {
         n: usize,
         what: &str,
     ) -> Result<CudaSlice<T>> {
+        // An experiment's gap before the buffer (`HISTOSORT_ALLOC_PAD` bytes, none by default),
+        // freed once the buffer is placed: it moves the buffers' addresses relative to each
+        // other in the stream's memory pool.
+        let pad = crate::tuning::cuda::alloc_pad_bytes();
+        // SAFETY: the gap is never read or written.
+        let _gap = (pad > 0).then(|| unsafe { self.stream.alloc::<u8>(pad) });
         // SAFETY: the memory is uninitialised; every buffer is written by a copy or a kernel
         // before it is read.
         let r = unsafe { self.stream.alloc::<T>(n.max(1)) };

@@ -294,6 +294,14 @@ where
     }
 }
 
+/// Bytes of a gap allocated before each of the CUDA backend's buffers and freed once the buffer
+/// is placed (`HISTOSORT_ALLOC_PAD`; 0, none, by default): an experiment on how the buffers'
+/// relative addresses in the stream's memory pool affect a sort's speed (session 41).
+pub fn alloc_pad_bytes() -> usize {
+    static PAD: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *PAD.get_or_init(|| env_tuning("HISTOSORT_ALLOC_PAD").unwrap_or(0))
+}
+
 /// The tile of the onesweep pass kernel: threads per block, keys per thread, and the
 /// `__launch_bounds__` minimum of resident blocks per SM (which caps the registers).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
