@@ -872,9 +872,11 @@ pub fn free_rank() -> bool {
 /// at the default one its load and write alone take 0.58 of 1.28) costs about what the two LSD
 /// passes it replaces do. With one bucket a chunk from 2^26 pairs ([`packed_hybrid_block`],
 /// session 40) it is 3-5% ahead of the packed LSD sort on the H100 at 2^26-2^27 (2.106 / 4.163
-/// ms against 2.213 / 4.303; CUB 2.245 / 4.376) and behind it below 2^26 and at 2^28; it stays
-/// off, since its in-bucket kernel is bound by instructions, not memory, so the H200's faster
-/// memory speeds the LSD passes it competes with and not it.
+/// ms against 2.213 / 4.303; CUB 2.245 / 4.376) and behind it below 2^26 and at 2^28, and
+/// between the powers of two level or 1-12% behind (session 41: 1.25-1.75 x 2^26 and x 2^27,
+/// where a bucket fills less of its block); it stays off, also since its in-bucket kernel is
+/// bound by instructions, not memory, so the H200's faster memory speeds the LSD passes it
+/// competes with and not it.
 pub fn hybrid_min(key_bytes: u32, pairs: bool) -> Option<usize> {
     static MIN: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
     match *MIN.get_or_init(|| env_tuning("HISTOSORT_HYBRID_MIN")) {
