@@ -135,7 +135,8 @@ fn onesweep_specs(key: DType, value_bytes: u32, status_bits: u32) -> Result<Vec<
 const HYBRID_SPEC_LENGTHS: [u64; 2] = [1 << 24, 1 << 28];
 
 /// Lengths whose packed hybrid modules the catalogue holds: one for each of
-/// [`packed_hybrid_block`]'s blocks.
+/// [`packed_hybrid_block`]'s blocks (a unit test walks the lengths a sort can have and checks
+/// that the catalogue holds every onesweep module they load, these two lists included).
 const PACKED_HYBRID_SPEC_LENGTHS: [u64; 5] = [1 << 24, 1 << 26, 1 << 27, 1 << 28, 1 << 29];
 
 /// Word offsets in the hybrid sort's meta buffer (kernels/radix_sort_onesweep.cu, `HYB_*`).
@@ -2241,8 +2242,59 @@ impl CudaBackend {
 
 #[cfg(test)]
 mod tests {
-    use super::{digit_is_shared, hybrid_chunk_log2, hybrid_local_shape, packed_hybrid_block};
-    use crate::tuning::cuda::{PACKED_ONE_BUCKET_FILL_16THS, PACKED_ONE_BUCKET_MIN};
+    use super::{
+        all_sort_specs, digit_is_shared, hybrid_chunk_log2, hybrid_local_shape,
+        onesweep_spec_shape, packed_hybrid_block, packed_spec,
+    };
+    use crate::key::DType;
+    use crate::tuning::cuda::{
+        onesweep_pass_shape, packed_pass_shape, PACKED_ONE_BUCKET_FILL_16THS,
+        PACKED_ONE_BUCKET_MIN, SM90_SHARED_PER_BLOCK_OPTIN, SM90_SHARED_PER_SM,
+    };
+
+    #[test]
+    fn every_onesweep_module_a_sort_loads_is_in_the_catalogue() {
+        // The onesweep plans' modules depend on the length (the pass tile, the hybrid's
+        // in-bucket block and its prefetch, the packed passes' tile on an H100); the catalogue
+        // (`compile-kernels`, CI's NVRTC test) lists them for a few lengths only
+        // (`HYBRID_SPEC_LENGTHS`, `PACKED_HYBRID_SPEC_LENGTHS`). Walk the lengths from 2^12 to
+        // 2^33, 16 steps a doubling, as an sm_90 device would build the modules.
+        let overrides = [
+            "HISTOSORT_HYBRID_LOCAL",
+            "HISTOSORT_ONESWEEP_SHAPE",
+            "HISTOSORT_ONESWEEP_LONG_MIN",
+        ];
+        if overrides.iter().any(|v| std::env::var_os(v).is_some()) {
+            return;
+        }
+        let catalogue: std::collections::HashSet<_> = all_sort_specs().into_iter().collect();
+        let (optin, per_sm) = (SM90_SHARED_PER_BLOCK_OPTIN, SM90_SHARED_PER_SM);
+        let lengths = (12..33).flat_map(|k| (0..16).map(move |j| (1u64 << k) + (j << k) / 16));
+        for n in lengths {
+            let status = if n < 1 << 30 { 32 } else { 64 };
+            for key in [DType::U32, DType::F32, DType::U64, DType::I64] {
+                for vb in [0, 1, 4, 8, 16] {
+                    let kb = key.size() as u32;
+                    let shape = onesweep_pass_shape(kb, vb, n, optin, per_sm);
+                    let spec = onesweep_spec_shape(key, vb, status, shape, Some(n)).unwrap();
+                    assert!(catalogue.contains(&spec), "n {n}: {}", spec.label());
+                }
+            }
+            for device in ["NVIDIA H100 80GB HBM3", "NVIDIA H200"] {
+                let shape = packed_pass_shape(device, n, optin, per_sm);
+                for key in [DType::U32, DType::I32, DType::F32] {
+                    for hybrid in [None, Some(n)] {
+                        let spec = packed_spec(key, status, shape, hybrid).unwrap();
+                        assert!(
+                            catalogue.contains(&spec),
+                            "{device} n {n}: {}",
+                            spec.label()
+                        );
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn hybrid_chunks_fill_half_a_block() {
