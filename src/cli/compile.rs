@@ -110,8 +110,19 @@ pub fn run(args: CompileArgs, _g: &Global) -> CliResult {
     };
     let mut bytes = 0usize;
     let mut spilling = 0usize;
-    for spec in &specs {
-        let (image, log) = compile::compile_with_log(spec, &target, extra)?;
+    // NVRTC compiles one module on one core: the modules go in batches of two per thread, each
+    // batch compiled in parallel and reported in the catalogue's order.
+    let batch = 2 * rayon::current_num_threads();
+    let compiled = specs.chunks(batch).flat_map(|b| {
+        use rayon::prelude::*;
+        let done: Vec<_> = b
+            .par_iter()
+            .map(|spec| compile::compile_with_log(spec, &target, extra))
+            .collect();
+        b.iter().zip(done)
+    });
+    for (spec, result) in compiled {
+        let (image, log) = result?;
         bytes += image.len();
         outln!("{:>9} bytes  {}", image.len(), spec.label());
         if args.resources {
