@@ -62,3 +62,19 @@ cuda_test() {
     env "${vars[@]}" timeout "$s" "$D/tests/cuda_runtime" --test-threads 1 "$@" 2>&1 |
         grep -E "^test |^test result|FAILED|panicked|failed|rror|mismatch" | head -60
 }
+
+# table STOP_S LIMIT_S CASE...: issue 5's table (2^12 to 2^28, CUB in the same run), one
+# `bench peers` per case as $OUT/CASE.json (spaces as dashes); a case is skipped once $SECONDS
+# passes STOP_S, and each runs until at most LIMIT_S.
+table() {
+    local stop=$1 limit=$2 c l
+    shift 2
+    local s=2^12,2^13,2^14,2^15,2^16,2^17,2^18,2^19,2^20,2^21,2^22,2^23,2^24,2^25,2^26,2^27,2^28
+    for c in "$@"; do
+        [ "$SECONDS" -gt "$stop" ] && { echo "skipped $c (time)"; continue; }
+        l=${c// /-}
+        echo "-- $l ($SECONDS s)"
+        timeout $((limit - SECONDS)) "$D/histosort" bench peers --sizes "$s" --cases "$c" \
+            --json "$OUT/$l.json" 2>&1 | grep -E "^sort|rror|anic|bench on"
+    done
+}

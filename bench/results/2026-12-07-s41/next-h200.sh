@@ -6,15 +6,7 @@
 # were set on H100s (sessions 39-41) and are predicted to gain less or nothing on the H200.
 # ~560 s.
 . "$(dirname "$0")/../device-lib.sh"
-H=$D/histosort
-S=2^12,2^13,2^14,2^15,2^16,2^17,2^18,2^19,2^20,2^21,2^22,2^23,2^24,2^25,2^26,2^27,2^28
-for c in "sort-keys u32" "sort-pairs u32" "sort-keys f32" "sort-keys u64"; do
-  [ $SECONDS -gt 380 ] && { echo "skipped $c (time)"; continue; }
-  l=${c// /-}
-  echo "-- $l ($SECONDS s)"
-  timeout $((420 - SECONDS)) $H bench peers --sizes "$S" --cases "$c" --json "$OUT/$l.json" 2>&1 |
-    grep -E "^sort|rror|anic|bench on"
-done
+table 380 420 "sort-keys u32" "sort-pairs u32" "sort-keys f32" "sort-keys u64"
 pack_json
 mv "$OUT/json.tgz" "$OUT/json-table.tgz"
 NOCUB=--no-cub
