@@ -71,7 +71,10 @@ table() {
     shift 2
     local s=2^12,2^13,2^14,2^15,2^16,2^17,2^18,2^19,2^20,2^21,2^22,2^23,2^24,2^25,2^26,2^27,2^28
     for c in "$@"; do
-        [ "$SECONDS" -gt "$stop" ] && { echo "skipped $c (time)"; continue; }
+        if [ "$SECONDS" -gt "$stop" ] || [ $((limit - SECONDS)) -le 0 ]; then
+            echo "skipped $c (time)"
+            continue
+        fi
         l=${c// /-}
         echo "-- $l ($SECONDS s)"
         timeout $((limit - SECONDS)) "$D/histosort" bench peers --sizes "$s" --cases "$c" \

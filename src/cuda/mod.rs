@@ -112,6 +112,8 @@ pub struct CudaBackend {
     /// Serialises host-slice operations on the one stream.
     op_lock: Mutex<()>,
     plans: Mutex<Vec<SortPlan>>,
+    /// The gaps `HISTOSORT_ALLOC_PAD` puts before each buffer, held as long as the backend.
+    pads: Mutex<Vec<CudaSlice<u8>>>,
     /// Whether multi-kernel sequences chain their launches (programmatic dependent launch): an
     /// sm_90 or later device with kernels compiled for it, unless turned off
     /// ([`crate::tuning::cuda::chained_launches`]).
@@ -217,6 +219,7 @@ impl CudaBackend {
             hist_acc: Mutex::new(None),
             op_lock: Mutex::new(()),
             plans: Mutex::new(Vec::new()),
+            pads: Mutex::new(Vec::new()),
             chained,
             hybrid_runs: Default::default(),
             hybrid_min: [(4, false), (4, true), (8, false), (8, true)].map(|(kb, pairs)| {
@@ -419,11 +422,19 @@ impl CudaBackend {
         what: &str,
     ) -> Result<CudaSlice<T>> {
         // An experiment's gap before the buffer (`HISTOSORT_ALLOC_PAD` bytes, none by default),
-        // freed once the buffer is placed: it moves the buffers' addresses relative to each
-        // other in the stream's memory pool.
+        // held as long as the backend, so that it shifts where the buffers lie relative to
+        // each other in the stream's memory pool (no freed gap for the next buffer to reuse).
         let pad = crate::tuning::cuda::alloc_pad_bytes();
-        // SAFETY: the gap is never read or written.
-        let _gap = (pad > 0).then(|| unsafe { self.stream.alloc::<u8>(pad) });
+        if pad > 0 {
+            // SAFETY: the gap is never read or written.
+            let gap = unsafe { self.stream.alloc::<u8>(pad) }.map_err(|e| {
+                driver_err(&format!("cuMemAlloc({pad} bytes, HISTOSORT_ALLOC_PAD)"), e)
+            })?;
+            self.pads
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(gap);
+        }
         // SAFETY: the memory is uninitialised; every buffer is written by a copy or a kernel
         // before it is read.
         let r = unsafe { self.stream.alloc::<T>(n.max(1)) };

@@ -395,10 +395,12 @@ pub fn all_sort_specs() -> Vec<ModuleSpec> {
                     }
                 }
             }
-            // The single-launch kernel's smaller tiles (32-bit status words, keys <= 64 bits).
+            // The single-launch kernel's tiles (32-bit status words, keys <= 64 bits): the
+            // smaller ones and the pass kernel's own number of keys per thread (its module
+            // differs from the pass kernel's, which also holds the hybrid's kernels).
             let max = onesweep_items(d.size() as u32, vb);
-            for items in ONESWEEP_FUSED_ITEMS {
-                if items < max && d.size() <= 8 {
+            for items in ONESWEEP_FUSED_ITEMS.into_iter().chain([max]) {
+                if items <= max && d.size() <= 8 {
                     if let Ok(s) = onesweep_spec_items(d, vb, 32, items) {
                         v.push(s);
                     }
@@ -2244,56 +2246,78 @@ impl CudaBackend {
 mod tests {
     use super::{
         all_sort_specs, digit_is_shared, hybrid_chunk_log2, hybrid_local_shape,
-        onesweep_spec_shape, packed_hybrid_block, packed_spec,
+        onesweep_spec_items, onesweep_spec_shape, packed_hybrid_block, packed_spec, ModuleSpec,
     };
     use crate::key::DType;
     use crate::tuning::cuda::{
-        onesweep_pass_shape, packed_pass_shape, PACKED_ONE_BUCKET_FILL_16THS,
-        PACKED_ONE_BUCKET_MIN, SM90_SHARED_PER_BLOCK_OPTIN, SM90_SHARED_PER_SM,
+        onesweep_fused_items, onesweep_items, onesweep_pass_shape, packed_last_shape,
+        packed_pass_shape, ONESWEEP_FUSED_MAX, PACKED_ONE_BUCKET_FILL_16THS, PACKED_ONE_BUCKET_MIN,
+        SM90_SHARED_PER_BLOCK_OPTIN, SM90_SHARED_PER_SM,
     };
 
     #[test]
     fn every_onesweep_module_a_sort_loads_is_in_the_catalogue() {
         // The onesweep plans' modules depend on the length (the pass tile, the hybrid's
-        // in-bucket block and its prefetch, the packed passes' tile on an H100); the catalogue
-        // (`compile-kernels`, CI's NVRTC test) lists them for a few lengths only
-        // (`HYBRID_SPEC_LENGTHS`, `PACKED_HYBRID_SPEC_LENGTHS`). Walk the lengths from 2^12 to
-        // 2^33, 16 steps a doubling, as an sm_90 device would build the modules.
+        // in-bucket block and its prefetch, the single-launch tile, the packed passes' tiles on
+        // an H100); the catalogue (`compile-kernels`, CI's NVRTC test) lists them for a few
+        // lengths only (`HYBRID_SPEC_LENGTHS`, `PACKED_HYBRID_SPEC_LENGTHS`). Walk the lengths
+        // from 2^12 to 2^33, 16 steps a doubling, and build the modules as `make_onesweep` does
+        // on an sm_90 device of 78 to 144 SMs (the count sets the single-launch tile).
         let overrides = [
             "HISTOSORT_HYBRID_LOCAL",
             "HISTOSORT_ONESWEEP_SHAPE",
             "HISTOSORT_ONESWEEP_LONG_MIN",
+            "HISTOSORT_PACKED_LAST_SHAPE",
         ];
         if overrides.iter().any(|v| std::env::var_os(v).is_some()) {
             return;
         }
         let catalogue: std::collections::HashSet<_> = all_sort_specs().into_iter().collect();
         let (optin, per_sm) = (SM90_SHARED_PER_BLOCK_OPTIN, SM90_SHARED_PER_SM);
-        let lengths = (12..33).flat_map(|k| (0..16).map(move |j| (1u64 << k) + (j << k) / 16));
+        let lengths = (12..33)
+            .flat_map(|k| (0..16).map(move |j| (1u64 << k) + (j << k) / 16))
+            .chain([1u64 << 33]);
+        let mut checked = 0;
+        let mut check = |spec: ModuleSpec, what: &str| {
+            assert!(catalogue.contains(&spec), "{what}: {}", spec.label());
+            checked += 1;
+        };
         for n in lengths {
             let status = if n < 1 << 30 { 32 } else { 64 };
-            for key in [DType::U32, DType::F32, DType::U64, DType::I64] {
-                for vb in [0, 1, 4, 8, 16] {
+            for key in DType::ALL {
+                for vb in [0, 1, 2, 4, 8, 16] {
                     let kb = key.size() as u32;
                     let shape = onesweep_pass_shape(kb, vb, n, optin, per_sm);
-                    let spec = onesweep_spec_shape(key, vb, status, shape, Some(n)).unwrap();
-                    assert!(catalogue.contains(&spec), "n {n}: {}", spec.label());
+                    let Ok(spec) = onesweep_spec_shape(key, vb, status, shape, Some(n)) else {
+                        continue;
+                    };
+                    check(spec, &format!("{key} {vb} n {n}"));
+                    if n as usize <= ONESWEEP_FUSED_MAX && kb <= 8 {
+                        for sms in [78, 114, 132, 144] {
+                            let items =
+                                onesweep_fused_items(n as usize, sms, onesweep_items(kb, vb));
+                            let spec = onesweep_spec_items(key, vb, 32, items).unwrap();
+                            check(spec, &format!("{key} {vb} n {n} single launch, {sms} SMs"));
+                        }
+                    }
                 }
             }
             for device in ["NVIDIA H100 80GB HBM3", "NVIDIA H200"] {
                 let shape = packed_pass_shape(device, n, optin, per_sm);
+                let last = packed_last_shape(optin, per_sm);
                 for key in [DType::U32, DType::I32, DType::F32] {
                     for hybrid in [None, Some(n)] {
                         let spec = packed_spec(key, status, shape, hybrid).unwrap();
-                        assert!(
-                            catalogue.contains(&spec),
-                            "{device} n {n}: {}",
-                            spec.label()
-                        );
+                        check(spec, &format!("{device} {key} n {n}"));
+                    }
+                    if let Some(ls) = last.filter(|ls| ls.tile() > shape.tile()) {
+                        let spec = packed_spec(key, status, ls, None).unwrap();
+                        check(spec, &format!("{device} {key} n {n} last pass"));
                     }
                 }
             }
         }
+        assert!(checked > 50_000, "{checked} modules checked");
     }
 
     #[test]

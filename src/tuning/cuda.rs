@@ -294,8 +294,8 @@ where
     }
 }
 
-/// Bytes of a gap allocated before each of the CUDA backend's buffers and freed once the buffer
-/// is placed (`HISTOSORT_ALLOC_PAD`; 0, none, by default): an experiment on how the buffers'
+/// Bytes of a gap allocated before each of the CUDA backend's buffers and held as long as the
+/// backend (`HISTOSORT_ALLOC_PAD`; 0, none, by default): an experiment on whether the buffers'
 /// relative addresses in the stream's memory pool affect a sort's speed (session 41).
 pub fn alloc_pad_bytes() -> usize {
     static PAD: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
@@ -873,8 +873,8 @@ pub fn free_rank() -> bool {
 /// passes it replaces do. With one bucket a chunk from 2^26 pairs ([`packed_hybrid_block`],
 /// session 40) it is 3-5% ahead of the packed LSD sort on the H100 at 2^26-2^27 (2.106 / 4.163
 /// ms against 2.213 / 4.303; CUB 2.245 / 4.376) and behind it below 2^26 and at 2^28, and
-/// between the powers of two level or 1-12% behind (session 41: 1.25-1.75 x 2^26 and x 2^27,
-/// where a bucket fills less of its block); it stays off, also since its in-bucket kernel is
+/// between the powers of two from 1% ahead to 12% behind (session 41: 1.25-1.75 x 2^26 and x
+/// 2^27, where a bucket fills less of its block); it stays off, also since its in-bucket kernel is
 /// bound by instructions, not memory, so the H200's faster memory speeds the LSD passes it
 /// competes with and not it.
 pub fn hybrid_min(key_bytes: u32, pairs: bool) -> Option<usize> {
