@@ -1,8 +1,9 @@
 //! `histosort demo`: the README's first command. On the best backend found, it generates data,
 //! sorts keys and pairs, takes a histogram and a scan, checks every output element against an
-//! independent result, and prints time, throughput and the speed-up over the standard library
-//! (timed in the same run).
+//! independent result, and prints time (the median of the calls after the first, and the first
+//! call apart), throughput and the speed-up over the standard library (timed in the same run).
 
+use std::rc::Rc;
 use std::time::Duration;
 
 use clap::Args;
@@ -21,13 +22,24 @@ pub struct DemoArgs {
     pub seed: u64,
 }
 
+/// Calls of histosort timed per step after its first call: the table shows their median, and
+/// the first call apart (it pays the one-time costs: on the GPU the kernels' compile or cache
+/// load, on the CPU the scratch buffers' fresh pages).
+const WARM_RUNS: usize = 4;
+/// Calls of the baseline per step (no one-time cost to keep apart): the table shows their median.
+const BASELINE_RUNS: usize = 3;
+
 /// One measured step.
 struct Step {
     name: String,
     n: usize,
     unit: &'static str,
+    /// histosort's first call.
+    first: Duration,
+    /// The median of histosort's calls after the first.
     ours: Duration,
     baseline: &'static str,
+    /// The median of the baseline's calls.
     theirs: Duration,
     check: Result<(), String>,
 }
@@ -42,97 +54,202 @@ fn first_difference<T: PartialEq>(got: &[T], want: &[T]) -> Result<(), String> {
     }
 }
 
+/// `f` called `count` times, each on a fresh copy of `input` (copied outside the timing): every
+/// call's output and time.
+fn calls<I: Clone, O>(
+    input: &I,
+    count: usize,
+    mut f: impl FnMut(I) -> histosort::Result<O>,
+) -> histosort::Result<(Vec<O>, Vec<Duration>)> {
+    let (mut outs, mut times) = (Vec::new(), Vec::new());
+    for _ in 0..count {
+        let copy = input.clone();
+        let (out, t) = timed(|| f(copy));
+        outs.push(out?);
+        times.push(t);
+    }
+    Ok((outs, times))
+}
+
+fn median(times: &[Duration]) -> Duration {
+    let mut v = times.to_vec();
+    v.sort();
+    v[v.len() / 2]
+}
+
+/// One side of a step: its input (copied afresh for every call, outside the timing), the call,
+/// and what of its output is compared.
+struct Side<'a, I, O, V, F: FnMut(I) -> histosort::Result<O>> {
+    input: &'a I,
+    call: F,
+    view: fn(&O) -> Vec<V>,
+}
+
+/// histosort's calls (the first, then [`WARM_RUNS`]) and the baseline's ([`BASELINE_RUNS`]),
+/// every histosort output compared with the baseline's last.
+fn step<I, O, J, P, V: PartialEq>(
+    (name, n, unit, baseline): (&str, usize, &'static str, &'static str),
+    ours: Side<I, O, V, impl FnMut(I) -> histosort::Result<O>>,
+    theirs: Side<J, P, V, impl FnMut(J) -> histosort::Result<P>>,
+) -> histosort::Result<Step>
+where
+    I: Clone,
+    J: Clone,
+{
+    let (outs, times) = calls(ours.input, 1 + WARM_RUNS, ours.call)?;
+    let (want, their_times) = calls(theirs.input, BASELINE_RUNS, theirs.call)?;
+    let want = (theirs.view)(want.last().expect("at least one baseline call"));
+    let check = outs
+        .iter()
+        .enumerate()
+        .find_map(|(i, o)| {
+            first_difference(&(ours.view)(o), &want)
+                .err()
+                .map(|e| format!("call {} of {}: {e}", i + 1, outs.len()))
+        })
+        .map_or(Ok(()), Err);
+    Ok(Step {
+        name: name.into(),
+        n,
+        unit,
+        first: times[0],
+        ours: median(&times[1..]),
+        baseline,
+        theirs: median(&their_times),
+        check,
+    })
+}
+
 fn sort_u32(engine: &Engine, n: usize, seed: u64) -> histosort::Result<Step> {
     let data: Vec<u32> = generate(&Distribution::Uniform, n, seed);
-    let mut ours = data.clone();
-    let (r, t_ours) = timed(|| engine.sort(&mut ours, &SortOptions::new()));
-    r?;
-    let mut want = data;
-    let ((), t_std) = timed(|| want.sort_unstable());
-    Ok(Step {
-        name: "sort u32 keys, uniform".into(),
-        n,
-        unit: "keys",
-        ours: t_ours,
-        baseline: "slice::sort_unstable",
-        theirs: t_std,
-        check: first_difference(&ours, &want),
-    })
+    let sort = |mut v: Vec<u32>| engine.sort(&mut v, &SortOptions::new()).map(|()| v);
+    let std_sort = |mut v: Vec<u32>| {
+        v.sort_unstable();
+        Ok(v)
+    };
+    let same = |v: &Vec<u32>| v.clone();
+    step(
+        ("sort u32 keys, uniform", n, "keys", "slice::sort_unstable"),
+        Side {
+            input: &data,
+            call: sort,
+            view: same,
+        },
+        Side {
+            input: &data,
+            call: std_sort,
+            view: same,
+        },
+    )
 }
 
 fn sort_f32(engine: &Engine, n: usize, seed: u64) -> histosort::Result<Step> {
     let data: Vec<f32> = generate(&Distribution::FloatSpecials, n, seed);
-    let mut ours = data.clone();
-    let (r, t_ours) = timed(|| engine.sort(&mut ours, &SortOptions::new()));
-    r?;
-    let mut want = data;
-    let ((), t_std) = timed(|| want.sort_unstable_by(f32::total_cmp));
+    let sort = |mut v: Vec<f32>| engine.sort(&mut v, &SortOptions::new()).map(|()| v);
+    let std_sort = |mut v: Vec<f32>| {
+        v.sort_unstable_by(f32::total_cmp);
+        Ok(v)
+    };
     // total_cmp is a total order on bit patterns, so stable and unstable sorts agree bit for bit.
-    let img = |v: &[f32]| v.iter().map(|x| x.to_radix()).collect::<Vec<u32>>();
-    Ok(Step {
-        name: "sort f32 keys, NaN/inf/-0.0".into(),
-        n,
-        unit: "keys",
-        ours: t_ours,
-        baseline: "sort_unstable_by(total_cmp)",
-        theirs: t_std,
-        check: first_difference(&img(&ours), &img(&want)),
-    })
+    let bits = |v: &Vec<f32>| v.iter().map(|x| x.to_radix()).collect::<Vec<u32>>();
+    step(
+        (
+            "sort f32 keys, NaN/inf/-0.0",
+            n,
+            "keys",
+            "sort_unstable_by(total_cmp)",
+        ),
+        Side {
+            input: &data,
+            call: sort,
+            view: bits,
+        },
+        Side {
+            input: &data,
+            call: std_sort,
+            view: bits,
+        },
+    )
 }
 
 fn sort_pairs(engine: &Engine, n: usize, seed: u64) -> histosort::Result<Step> {
     // Few distinct keys, so stability matters: the payload is the input index.
     let dist = Distribution::Entropy(EntropyPreset::E0544);
     let keys: Vec<u32> = generate(&dist, n, seed);
-    let mut k = keys.clone();
-    let mut v: Vec<u32> = (0..n as u32).collect();
-    let (r, t_ours) = timed(|| engine.sort_pairs(&mut k, &mut v, &SortOptions::new()));
-    r?;
+    let values: Vec<u32> = (0..n as u32).collect();
+    let sort = |(mut k, mut v): (Vec<u32>, Vec<u32>)| {
+        engine.sort_pairs(&mut k, &mut v, &SortOptions::new())?;
+        Ok((k, v))
+    };
     // (key, index) pairs are distinct, so an unstable sort of them is the stable sort by key.
-    let mut want: Vec<(u32, u32)> = keys.into_iter().zip(0..).collect();
-    let ((), t_std) = timed(|| want.sort_unstable());
-    let got: Vec<(u32, u32)> = k.into_iter().zip(v).collect();
-    Ok(Step {
-        name: "sort u32/u32 pairs, stable".into(),
-        n,
-        unit: "pairs",
-        ours: t_ours,
-        baseline: "sort_unstable of (key, i)",
-        theirs: t_std,
-        check: first_difference(&got, &want),
-    })
+    let pairs: Vec<(u32, u32)> = keys.iter().copied().zip(0..).collect();
+    let std_sort = |mut p: Vec<(u32, u32)>| {
+        p.sort_unstable();
+        Ok(p)
+    };
+    step(
+        (
+            "sort u32/u32 pairs, stable",
+            n,
+            "pairs",
+            "sort_unstable of (key, i)",
+        ),
+        Side {
+            input: &(keys, values),
+            call: sort,
+            view: |(k, v)| k.iter().copied().zip(v.iter().copied()).collect(),
+        },
+        Side {
+            input: &pairs,
+            call: std_sort,
+            view: |p| p.clone(),
+        },
+    )
 }
 
 fn histogram(engine: &Engine, n: usize, seed: u64) -> histosort::Result<Step> {
-    let data: Vec<u8> = generate(&Distribution::Entropy(EntropyPreset::E0811), n, seed);
-    let (got, t_ours) = timed(|| engine.histogram_u8(&data, HistogramAlgorithm::Auto));
-    let got = got?;
-    let (want, t_ref) = timed(|| reference::histogram_u8(&data));
-    Ok(Step {
-        name: "histogram, u8, 256 bins".into(),
+    // A histogram only reads its input: every call takes the same one (`Rc`: no copy).
+    let data = Rc::new(generate::<u8>(
+        &Distribution::Entropy(EntropyPreset::E0811),
         n,
-        unit: "B",
-        ours: t_ours,
-        baseline: "serial loop",
-        theirs: t_ref,
-        check: first_difference(&got, &want),
-    })
+        seed,
+    ));
+    let hist = |d: Rc<Vec<u8>>| engine.histogram_u8(&d, HistogramAlgorithm::Auto);
+    let serial = |d: Rc<Vec<u8>>| Ok(reference::histogram_u8(&d));
+    let same = |h: &Vec<u64>| h.clone();
+    step(
+        ("histogram, u8, 256 bins", n, "B", "serial loop"),
+        Side {
+            input: &data,
+            call: hist,
+            view: same,
+        },
+        Side {
+            input: &data,
+            call: serial,
+            view: same,
+        },
+    )
 }
 
 fn scan(engine: &Engine, n: usize, seed: u64) -> histosort::Result<Step> {
-    let data: Vec<u32> = generate(&Distribution::Uniform, n, seed);
-    let (got, t_ours) = timed(|| engine.scan(&data, ScanKind::Exclusive));
-    let got = got?;
-    let (want, t_ref) = timed(|| reference::scan(&data, ScanKind::Exclusive));
-    Ok(Step {
-        name: "exclusive scan, u32".into(),
-        n,
-        unit: "elements",
-        ours: t_ours,
-        baseline: "serial loop",
-        theirs: t_ref,
-        check: first_difference(&got, &want),
-    })
+    let data = Rc::new(generate::<u32>(&Distribution::Uniform, n, seed));
+    let scan = |d: Rc<Vec<u32>>| engine.scan(&d, ScanKind::Exclusive);
+    let serial = |d: Rc<Vec<u32>>| Ok(reference::scan(&d, ScanKind::Exclusive));
+    let same = |v: &Vec<u32>| v.clone();
+    step(
+        ("exclusive scan, u32", n, "elements", "serial loop"),
+        Side {
+            input: &data,
+            call: scan,
+            view: same,
+        },
+        Side {
+            input: &data,
+            call: serial,
+            view: same,
+        },
+    )
 }
 
 pub fn run(args: DemoArgs, g: &Global) -> CliResult {
@@ -161,9 +278,10 @@ pub fn run(args: DemoArgs, g: &Global) -> CliResult {
     bar.finish_and_clear();
 
     outln!(
-        "{:<28} {:>11} {:>10} {:>17}   {:<28} {:>10} {:>8}  check",
+        "{:<28} {:>11} {:>10} {:>10} {:>17}   {:<28} {:>10} {:>8}  check",
         "step",
         "n",
+        "first call",
         "time",
         "throughput",
         "baseline (same run)",
@@ -181,9 +299,10 @@ pub fn run(args: DemoArgs, g: &Global) -> CliResult {
             }
         };
         outln!(
-            "{:<28} {:>11} {:>10} {:>17}   {:<28} {:>10} {:>7.1}x  {check}",
+            "{:<28} {:>11} {:>10} {:>10} {:>17}   {:<28} {:>10} {:>7.1}x  {check}",
             s.name,
             fmt_count(s.n),
+            fmt_duration(s.first),
             fmt_duration(s.ours),
             fmt_rate(s.n, s.ours, s.unit),
             s.baseline,
@@ -192,6 +311,10 @@ pub fn run(args: DemoArgs, g: &Global) -> CliResult {
         );
     }
     outln!();
+    outln!(
+        "time: the median of {WARM_RUNS} calls after the first; baseline: the median of \
+         {BASELINE_RUNS}; every call's output checked."
+    );
     match (engine.kind(), engine.fallback_reason()) {
         (histosort::BackendKind::Cuda, _) => outln!("Ran on the GPU: {}.", engine.describe()),
         (_, Some(why)) => outln!(
