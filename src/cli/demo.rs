@@ -54,21 +54,22 @@ fn first_difference<T: PartialEq>(got: &[T], want: &[T]) -> Result<(), String> {
     }
 }
 
-/// `f` called `count` times, each on a fresh copy of `input` (copied outside the timing): every
-/// call's output and time.
+/// `f` called `count` times, each on a fresh copy of `input` (copied outside the timing), each
+/// output handed to `keep` with the call's index as it comes: every call's time.
 fn calls<I: Clone, O>(
     input: &I,
     count: usize,
     mut f: impl FnMut(I) -> histosort::Result<O>,
-) -> histosort::Result<(Vec<O>, Vec<Duration>)> {
-    let (mut outs, mut times) = (Vec::new(), Vec::new());
-    for _ in 0..count {
+    mut keep: impl FnMut(usize, O),
+) -> histosort::Result<Vec<Duration>> {
+    let mut times = Vec::new();
+    for i in 0..count {
         let copy = input.clone();
         let (out, t) = timed(|| f(copy));
-        outs.push(out?);
+        keep(i, out?);
         times.push(t);
     }
-    Ok((outs, times))
+    Ok(times)
 }
 
 fn median(times: &[Duration]) -> Duration {
@@ -85,8 +86,9 @@ struct Side<'a, I, O, V, F: FnMut(I) -> histosort::Result<O>> {
     view: fn(&O) -> Vec<V>,
 }
 
-/// histosort's calls (the first, then [`WARM_RUNS`]) and the baseline's ([`BASELINE_RUNS`]),
-/// every histosort output compared with the baseline's last.
+/// The baseline's calls ([`BASELINE_RUNS`]), then histosort's (the first, then [`WARM_RUNS`]),
+/// every histosort output compared with the baseline's last as it comes (one output held at a
+/// time besides it).
 fn step<I, O, J, P, V: PartialEq>(
     (name, n, unit, baseline): (&str, usize, &'static str, &'static str),
     ours: Side<I, O, V, impl FnMut(I) -> histosort::Result<O>>,
@@ -96,18 +98,19 @@ where
     I: Clone,
     J: Clone,
 {
-    let (outs, times) = calls(ours.input, 1 + WARM_RUNS, ours.call)?;
-    let (want, their_times) = calls(theirs.input, BASELINE_RUNS, theirs.call)?;
-    let want = (theirs.view)(want.last().expect("at least one baseline call"));
-    let check = outs
-        .iter()
-        .enumerate()
-        .find_map(|(i, o)| {
-            first_difference(&(ours.view)(o), &want)
-                .err()
-                .map(|e| format!("call {} of {}: {e}", i + 1, outs.len()))
-        })
-        .map_or(Ok(()), Err);
+    let mut last = None;
+    let their_times = calls(theirs.input, BASELINE_RUNS, theirs.call, |_, o| {
+        last = Some(o)
+    })?;
+    let want = (theirs.view)(&last.expect("at least one baseline call"));
+    let mut check = Ok(());
+    let times = calls(ours.input, 1 + WARM_RUNS, ours.call, |i, o| {
+        if check.is_ok() {
+            if let Err(e) = first_difference(&(ours.view)(&o), &want) {
+                check = Err(format!("call {} of {}: {e}", i + 1, 1 + WARM_RUNS));
+            }
+        }
+    })?;
     Ok(Step {
         name: name.into(),
         n,
