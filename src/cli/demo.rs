@@ -7,6 +7,7 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use clap::Args;
+use histosort::bench::stats::Summary;
 use histosort::gen::{generate, Distribution, EntropyPreset};
 use histosort::{reference, Engine, HistogramAlgorithm, RadixKey, ScanKind, SortOptions};
 
@@ -44,14 +45,23 @@ struct Step {
     check: Result<(), String>,
 }
 
-fn first_difference<T: PartialEq>(got: &[T], want: &[T]) -> Result<(), String> {
+/// The first index where `got` and `want` differ under `same` (or their lengths do).
+fn first_difference_by<A, B>(
+    got: &[A],
+    want: &[B],
+    same: impl Fn(&A, &B) -> bool,
+) -> Result<(), String> {
     if got.len() != want.len() {
         return Err(format!("length {} instead of {}", got.len(), want.len()));
     }
-    match got.iter().zip(want).position(|(a, b)| a != b) {
+    match got.iter().zip(want).position(|(a, b)| !same(a, b)) {
         None => Ok(()),
         Some(i) => Err(format!("first difference at index {i}")),
     }
+}
+
+fn first_difference<T: PartialEq>(got: &[T], want: &[T]) -> Result<(), String> {
+    first_difference_by(got, want, |a, b| a == b)
 }
 
 /// `f` called `count` times, each on a fresh copy of `input` (copied outside the timing), each
@@ -72,41 +82,28 @@ fn calls<I: Clone, O>(
     Ok(times)
 }
 
+/// The median of `times`, as `histosort bench` takes it.
 fn median(times: &[Duration]) -> Duration {
-    let mut v = times.to_vec();
-    v.sort();
-    v[v.len() / 2]
+    let secs: Vec<f64> = times.iter().map(Duration::as_secs_f64).collect();
+    Duration::from_secs_f64(Summary::of(&secs).map_or(0.0, |s| s.median))
 }
 
-/// One side of a step: its input (copied afresh for every call, outside the timing), the call,
-/// and what of its output is compared.
-struct Side<'a, I, O, V, F: FnMut(I) -> histosort::Result<O>> {
-    input: &'a I,
-    call: F,
-    view: fn(&O) -> Vec<V>,
-}
-
-/// The baseline's calls ([`BASELINE_RUNS`]), then histosort's (the first, then [`WARM_RUNS`]),
-/// every histosort output compared with the baseline's last as it comes (one output held at a
-/// time besides it).
-fn step<I, O, J, P, V: PartialEq>(
+/// The baseline's calls ([`BASELINE_RUNS`]) on its input, then histosort's (the first, then
+/// [`WARM_RUNS`]) on its own, every histosort output compared with the baseline's last by
+/// `differs` as it comes (one output held at a time besides it).
+fn step<I: Clone, O, J: Clone, P>(
     (name, n, unit, baseline): (&str, usize, &'static str, &'static str),
-    ours: Side<I, O, V, impl FnMut(I) -> histosort::Result<O>>,
-    theirs: Side<J, P, V, impl FnMut(J) -> histosort::Result<P>>,
-) -> histosort::Result<Step>
-where
-    I: Clone,
-    J: Clone,
-{
+    (input, ours): (&I, impl FnMut(I) -> histosort::Result<O>),
+    (their_input, theirs): (&J, impl FnMut(J) -> histosort::Result<P>),
+    differs: impl Fn(&O, &P) -> Result<(), String>,
+) -> histosort::Result<Step> {
     let mut last = None;
-    let their_times = calls(theirs.input, BASELINE_RUNS, theirs.call, |_, o| {
-        last = Some(o)
-    })?;
-    let want = (theirs.view)(&last.expect("at least one baseline call"));
+    let their_times = calls(their_input, BASELINE_RUNS, theirs, |_, o| last = Some(o))?;
+    let want = last.expect("at least one baseline call");
     let mut check = Ok(());
-    let times = calls(ours.input, 1 + WARM_RUNS, ours.call, |i, o| {
+    let times = calls(input, 1 + WARM_RUNS, ours, |i, o| {
         if check.is_ok() {
-            if let Err(e) = first_difference(&(ours.view)(&o), &want) {
+            if let Err(e) = differs(&o, &want) {
                 check = Err(format!("call {} of {}: {e}", i + 1, 1 + WARM_RUNS));
             }
         }
@@ -130,19 +127,11 @@ fn sort_u32(engine: &Engine, n: usize, seed: u64) -> histosort::Result<Step> {
         v.sort_unstable();
         Ok(v)
     };
-    let same = |v: &Vec<u32>| v.clone();
     step(
         ("sort u32 keys, uniform", n, "keys", "slice::sort_unstable"),
-        Side {
-            input: &data,
-            call: sort,
-            view: same,
-        },
-        Side {
-            input: &data,
-            call: std_sort,
-            view: same,
-        },
+        (&data, sort),
+        (&data, std_sort),
+        |o, w| first_difference(o, w),
     )
 }
 
@@ -154,7 +143,6 @@ fn sort_f32(engine: &Engine, n: usize, seed: u64) -> histosort::Result<Step> {
         Ok(v)
     };
     // total_cmp is a total order on bit patterns, so stable and unstable sorts agree bit for bit.
-    let bits = |v: &Vec<f32>| v.iter().map(|x| x.to_radix()).collect::<Vec<u32>>();
     step(
         (
             "sort f32 keys, NaN/inf/-0.0",
@@ -162,16 +150,9 @@ fn sort_f32(engine: &Engine, n: usize, seed: u64) -> histosort::Result<Step> {
             "keys",
             "sort_unstable_by(total_cmp)",
         ),
-        Side {
-            input: &data,
-            call: sort,
-            view: bits,
-        },
-        Side {
-            input: &data,
-            call: std_sort,
-            view: bits,
-        },
+        (&data, sort),
+        (&data, std_sort),
+        |o, w| first_difference_by(o, w, |a, b| a.to_radix() == b.to_radix()),
     )
 }
 
@@ -197,41 +178,26 @@ fn sort_pairs(engine: &Engine, n: usize, seed: u64) -> histosort::Result<Step> {
             "pairs",
             "sort_unstable of (key, i)",
         ),
-        Side {
-            input: &(keys, values),
-            call: sort,
-            view: |(k, v)| k.iter().copied().zip(v.iter().copied()).collect(),
-        },
-        Side {
-            input: &pairs,
-            call: std_sort,
-            view: |p| p.clone(),
+        (&(keys, values), sort),
+        (&pairs, std_sort),
+        |(k, v), w| {
+            first_difference_by(k, w, |a, b| *a == b.0)?;
+            first_difference_by(v, w, |a, b| *a == b.1)
         },
     )
 }
 
 fn histogram(engine: &Engine, n: usize, seed: u64) -> histosort::Result<Step> {
     // A histogram only reads its input: every call takes the same one (`Rc`: no copy).
-    let data = Rc::new(generate::<u8>(
-        &Distribution::Entropy(EntropyPreset::E0811),
-        n,
-        seed,
-    ));
+    let dist = Distribution::Entropy(EntropyPreset::E0811);
+    let data = Rc::new(generate::<u8>(&dist, n, seed));
     let hist = |d: Rc<Vec<u8>>| engine.histogram_u8(&d, HistogramAlgorithm::Auto);
     let serial = |d: Rc<Vec<u8>>| Ok(reference::histogram_u8(&d));
-    let same = |h: &Vec<u64>| h.clone();
     step(
         ("histogram, u8, 256 bins", n, "B", "serial loop"),
-        Side {
-            input: &data,
-            call: hist,
-            view: same,
-        },
-        Side {
-            input: &data,
-            call: serial,
-            view: same,
-        },
+        (&data, hist),
+        (&data, serial),
+        |o, w| first_difference(o, w),
     )
 }
 
@@ -239,19 +205,11 @@ fn scan(engine: &Engine, n: usize, seed: u64) -> histosort::Result<Step> {
     let data = Rc::new(generate::<u32>(&Distribution::Uniform, n, seed));
     let scan = |d: Rc<Vec<u32>>| engine.scan(&d, ScanKind::Exclusive);
     let serial = |d: Rc<Vec<u32>>| Ok(reference::scan(&d, ScanKind::Exclusive));
-    let same = |v: &Vec<u32>| v.clone();
     step(
         ("exclusive scan, u32", n, "elements", "serial loop"),
-        Side {
-            input: &data,
-            call: scan,
-            view: same,
-        },
-        Side {
-            input: &data,
-            call: serial,
-            view: same,
-        },
+        (&data, scan),
+        (&data, serial),
+        |o, w| first_difference(o, w),
     )
 }
 
