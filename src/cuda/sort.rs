@@ -207,6 +207,26 @@ fn onesweep_spec_items(
     onesweep_spec_shape(key, value_bytes, status_bits, shape, None)
 }
 
+/// The module of the single-launch sort at `items` keys per thread, for a sort whose pass kernel
+/// runs `pass_shape` from `pass_spec`: the pass module itself where the two tiles are the same
+/// (the hybrid's defines, the only difference then, add kernels after the single-launch one
+/// and change nothing before them), so that such a sort compiles and loads one module, not two.
+fn onesweep_fused_spec(
+    key: DType,
+    value_bytes: u32,
+    items: u32,
+    pass_shape: OnesweepShape,
+    pass_spec: &ModuleSpec,
+) -> Result<ModuleSpec> {
+    let fused = onesweep_spec_items(key, value_bytes, 32, items)?;
+    let plain = onesweep_spec_shape(key, value_bytes, 32, pass_shape, None)?;
+    Ok(if plain == fused {
+        pass_spec.clone()
+    } else {
+        fused
+    })
+}
+
 /// `hybrid`: with the hybrid sort's kernels for sorts of that many keys (their in-bucket block
 /// depends on it), where the key has them ([`has_hybrid`]).
 fn onesweep_spec_shape(
@@ -396,13 +416,19 @@ pub fn all_sort_specs() -> Vec<ModuleSpec> {
                 }
             }
             // The single-launch kernel's tiles (32-bit status words, keys <= 64 bits): the
-            // smaller ones and the pass kernel's own number of keys per thread (its module
-            // differs from the pass kernel's, which also holds the hybrid's kernels).
-            let max = onesweep_items(d.size() as u32, vb);
-            for items in ONESWEEP_FUSED_ITEMS.into_iter().chain([max]) {
-                if items <= max && d.size() <= 8 {
-                    if let Ok(s) = onesweep_spec_items(d, vb, 32, items) {
-                        v.push(s);
+            // smaller ones and the pass kernel's own number of keys per thread (the pass module
+            // where the tiles are the same).
+            let kb = d.size() as u32;
+            let max = onesweep_items(kb, vb);
+            let n = ONESWEEP_FUSED_MAX as u64;
+            let shape =
+                onesweep_pass_shape(kb, vb, n, SM90_SHARED_PER_BLOCK_OPTIN, SM90_SHARED_PER_SM);
+            if let Ok(pass) = onesweep_spec_shape(d, vb, 32, shape, Some(n)) {
+                for items in ONESWEEP_FUSED_ITEMS.into_iter().chain([max]) {
+                    if items <= max && kb <= 8 {
+                        if let Ok(s) = onesweep_fused_spec(d, vb, items, shape, &pass) {
+                            v.push(s);
+                        }
                     }
                 }
             }
@@ -856,7 +882,7 @@ impl CudaBackend {
             // Small inputs take smaller tiles, so that more SMs share the work.
             let max = onesweep_items(kb as u32, key.value_bytes);
             let items = onesweep_fused_items(n, self.info.sm_count as usize, max);
-            let fspec = onesweep_spec_items(key.key, key.value_bytes, status_bits, items)?;
+            let fspec = onesweep_fused_spec(key.key, key.value_bytes, items, shape, &spec)?;
             let ftiles = (n as u64)
                 .div_ceil((ONESWEEP_THREADS * items) as u64)
                 .max(1);
@@ -2246,7 +2272,7 @@ impl CudaBackend {
 mod tests {
     use super::{
         all_sort_specs, digit_is_shared, hybrid_chunk_log2, hybrid_local_shape,
-        onesweep_spec_items, onesweep_spec_shape, packed_hybrid_block, packed_spec, ModuleSpec,
+        onesweep_fused_spec, onesweep_spec_shape, packed_hybrid_block, packed_spec, ModuleSpec,
     };
     use crate::key::DType;
     use crate::tuning::cuda::{
@@ -2291,13 +2317,13 @@ mod tests {
                     let Ok(spec) = onesweep_spec_shape(key, vb, status, shape, Some(n)) else {
                         continue;
                     };
-                    check(spec, &format!("{key} {vb} n {n}"));
+                    check(spec.clone(), &format!("{key} {vb} n {n}"));
                     if n as usize <= ONESWEEP_FUSED_MAX && kb <= 8 {
                         for sms in [78, 114, 132, 144] {
                             let items =
                                 onesweep_fused_items(n as usize, sms, onesweep_items(kb, vb));
-                            let spec = onesweep_spec_items(key, vb, 32, items).unwrap();
-                            check(spec, &format!("{key} {vb} n {n} single launch, {sms} SMs"));
+                            let fused = onesweep_fused_spec(key, vb, items, shape, &spec).unwrap();
+                            check(fused, &format!("{key} {vb} n {n} single launch, {sms} SMs"));
                         }
                     }
                 }
