@@ -625,7 +625,8 @@ fn packed_pairs_tiles_orders_ranges_and_skips() {
 }
 
 /// Small sorts: the counting sort up to its largest input and just past it, and the single
-/// launch at every tile size it picks (1, 2, 4, 8 keys per thread), on random, few-distinct and
+/// launch at every tile size it picks (1, 2, 4, 8 keys per thread and the pass kernel's, up to
+/// its largest input), on random, few-distinct and
 /// all-equal keys (whole warps of equal digits), keys, pairs and argsort, both orders.
 #[test]
 fn small_sorts_counting_sort_and_single_launch() {
@@ -657,6 +658,10 @@ fn small_sorts_counting_sort_and_single_launch() {
         sizes.extend([64 * t - 1, 128 * t + 7]);
     }
     sizes.extend([(1 << 16) + 1, (1 << 18) - 3]);
+    // The single-launch sort's largest inputs: the pass kernel's own tile on 78-144 SMs, the
+    // kernel loaded from the pass module where the tiles are the same.
+    let fused_max = histosort::tuning::cuda::ONESWEEP_FUSED_MAX;
+    sizes.extend([size(3 << 18) + 5, size(fused_max) - 1, size(fused_max)]);
     // The counting sort's largest inputs for each key width (u128 keys are cut below).
     for kb in [1, 2, 4, 8, 16] {
         let m = histosort::tuning::cuda::rank_sort_max(kb);
