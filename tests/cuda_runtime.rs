@@ -626,8 +626,8 @@ fn packed_pairs_tiles_orders_ranges_and_skips() {
 
 /// Small sorts: the counting sort up to its largest input and just past it, and the single
 /// launch at every tile size it picks (1, 2, 4, 8 keys per thread and the pass kernel's, up to
-/// its largest input), on random, few-distinct and
-/// all-equal keys (whole warps of equal digits), keys, pairs and argsort, both orders.
+/// its largest input), on random, few-distinct and all-equal keys (whole warps of equal
+/// digits), keys, pairs and argsort, both orders.
 #[test]
 fn small_sorts_counting_sort_and_single_launch() {
     let Some(e) = gpu() else { return };
