@@ -1087,6 +1087,24 @@ unsafe fn scatter_direct<E: Elem, S: Source<E>, D: Sink<E>>(
     // No source prefetch: these passes read what is in the caches (bucket passes, small
     // inputs, MSD scatters of data the survey just read); with one, a u32 2^20 sort took 3.73
     // instead of 3.33 ms (session 12).
+    let mut lo = lo;
+    if !count && size_of::<E>() <= 4 {
+        // Keys of up to 4 bytes, four at a time, loaded before the first of their stores
+        // (u32 2^20, one thread: ~2-3% faster, session 42; 8-byte pairs were slower so).
+        while lo + 4 <= hi {
+            // SAFETY: as below; the four positions are in this chunk.
+            unsafe {
+                let es: [E; 4] = std::array::from_fn(|j| src.get(lo + j));
+                for e in es {
+                    let slot = off.get_unchecked_mut(digit.of(e.bits()));
+                    let p = *slot;
+                    *slot = p + 1;
+                    dst.put(p, e);
+                }
+            }
+            lo += 4;
+        }
+    }
     for i in lo..hi {
         // SAFETY: `i` is in this chunk; the digit is masked below `off.len()`; the offsets of
         // this chunk and digit stay inside the run the scan gave them, which no other task
