@@ -651,8 +651,8 @@ onesweep_pass(const key_t *__restrict__ keys_in, key_t *__restrict__ keys_out,
 }
 
 // (Only where its tile fits the 48 KiB of static shared memory. The host builds it with 256
-// threads of at most the narrow tile's keys; a pass module whose tile also fits, such as the
-// keys' 256x28, compiles one too, unused.)
+// threads of at most the narrow tile's keys, and takes it from the pass module where the pass
+// tile is that same narrow one; other pass modules whose tile fits compile one too, unused.)
 #if !PACKED && STATUS_BITS == 32 && (KEY_BITS + RADIX_BITS - 1) / RADIX_BITS <= NUM_WARPS && \
     THREADS * ITEMS * (KEY_BITS / 8 + VALUE_BYTES) + (NUM_WARPS + 2) * RADIX * 4 + 256 <= 48 * 1024
 #define HAS_FUSED 1

@@ -658,8 +658,9 @@ fn small_sorts_counting_sort_and_single_launch() {
         sizes.extend([64 * t - 1, 128 * t + 7]);
     }
     sizes.extend([(1 << 16) + 1, (1 << 18) - 3]);
-    // The single-launch sort's largest inputs: the pass kernel's own tile on 78-144 SMs, the
-    // kernel loaded from the pass module where the tiles are the same.
+    // The single-launch sort's largest inputs: the pass kernel's number of keys per thread
+    // where every tile's block fits at once (132 SMs: from ~2^18 up; f64/u32 pairs and the
+    // argsorts take the kernel from the pass module there).
     let fused_max = histosort::tuning::cuda::ONESWEEP_FUSED_MAX;
     sizes.extend([size(3 << 18) + 5, size(fused_max) - 1, size(fused_max)]);
     // The counting sort's largest inputs for each key width (u128 keys are cut below).

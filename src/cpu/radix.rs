@@ -1089,8 +1089,9 @@ unsafe fn scatter_direct<E: Elem, S: Source<E>, D: Sink<E>>(
     // instead of 3.33 ms (session 12).
     let mut lo = lo;
     if !count && size_of::<E>() <= 4 {
-        // Keys of up to 4 bytes, four at a time, loaded before the first of their stores
-        // (u32 2^20, one thread: ~2-3% faster, session 42; 8-byte pairs were slower so).
+        // Elements of up to 4 bytes (keys, or pairs of 2-byte keys and values), four at a
+        // time, loaded before the first of their stores (u32 2^20, one thread: ~2-3% faster,
+        // session 42; 8-byte pairs were slower so). The stores keep the scalar loop's order.
         while lo + 4 <= hi {
             // SAFETY: as below; the four positions are in this chunk.
             unsafe {
