@@ -1097,10 +1097,7 @@ unsafe fn scatter_direct<E: Elem, S: Source<E>, D: Sink<E>>(
             unsafe {
                 let es: [E; 4] = std::array::from_fn(|j| src.get(lo + j));
                 for e in es {
-                    let slot = off.get_unchecked_mut(digit.of(e.bits()));
-                    let p = *slot;
-                    *slot = p + 1;
-                    dst.put(p, e);
+                    place(&dst, off, digit, e);
                 }
             }
             lo += 4;
@@ -1113,16 +1110,31 @@ unsafe fn scatter_direct<E: Elem, S: Source<E>, D: Sink<E>>(
         unsafe {
             let e = src.get(i);
             let b = e.bits();
-            let slot = off.get_unchecked_mut(digit.of(b));
-            let p = *slot;
-            *slot = p + 1;
-            dst.put(p, e);
+            let p = place(&dst, off, digit, e);
             if count {
                 *cnt.get_unchecked_mut(chunk_of(mul, p) * r2 + next.of(b)) += 1;
             }
         }
     }
     cnt
+}
+
+/// One element of a scatter to its place: its digit's offset, read and bumped, then the store;
+/// returns the position.
+///
+/// # Safety
+/// The digit of `e` is below `off.len()`, and its offset is a position of `dst` that this task
+/// alone writes.
+#[inline(always)]
+unsafe fn place<E: Elem, D: Sink<E>>(dst: &D, off: &mut [usize], digit: Digit, e: E) -> usize {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        let slot = off.get_unchecked_mut(digit.of(e.bits()));
+        let p = *slot;
+        *slot = p + 1;
+        dst.put(p, e);
+        p
+    }
 }
 
 #[inline(always)]
