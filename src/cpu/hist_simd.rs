@@ -17,11 +17,12 @@
 //! out), 8 carry-save adds (two ternary-logic operations each) and half a popcount step. Every
 //! distribution takes the same path at the same speed.
 //!
-//! Measured (bench/NOTES.md, sessions 38 and 39), 256 MiB of random bytes on an AMD EPYC
+//! Measured (bench/NOTES.md, sessions 38, 39 and 43), 256 MiB of random bytes on an AMD EPYC
 //! (Zen 4, 3.65 GHz): one core 39.4 ms (~34 cycles per 64 bytes) against the scalar pair
 //! counter's 68.1, two threads 20.8-21.4 ms (12.5-12.9 GB/s); the cores read the same bytes
 //! at 22 GB/s (one) and 35 GB/s (two), so the counter is bound by its operations, not by
-//! memory. `vpcompressb` to memory is ~20x slower than to a register, so the compressed vector
+//! memory. On Zen 5 (EPYC, family 26): one core 23.7 ms against the pair counter's 49, two
+//! threads 12.0-13.0 ms (21-22 GB/s) against a read rate of 41-62 GB/s. `vpcompressb` to memory is ~20x slower than to a register, so the compressed vector
 //! is stored whole. Splitting the next block inside the drain's loop (two buffer sets taking
 //! turns) was slower, 44 against 40 ms.
 
@@ -141,8 +142,17 @@ impl SimdByteCounter {
         while at < block.len() {
             let rest = block.len() - at;
             let valid: u64 = if rest >= 64 { !0 } else { (1u64 << rest) - 1 };
-            // SAFETY: the masked load reads only the `rest` bytes that are in the block.
-            let v = unsafe { _mm512_maskz_loadu_epi8(valid, block.as_ptr().add(at).cast()) };
+            // SAFETY: a whole vector is in the block; the masked load of the tail reads only
+            // its `rest` bytes. Whole vectors take a plain load: on Zen 5 the masked load
+            // stalled the split (one core 53.8 ms against 23.7 for the whole count of 256 MiB,
+            // bench/NOTES.md, session 43).
+            let v = unsafe {
+                if rest >= 64 {
+                    _mm512_loadu_si512(block.as_ptr().add(at).cast())
+                } else {
+                    _mm512_maskz_loadu_epi8(valid, block.as_ptr().add(at).cast())
+                }
+            };
             let idx = _mm512_and_si512(v, low6);
             // Masks straight from compares, counted by `mask_ones`: masks combined with
             // scalar logic (`m7 & !m6`, ...) or counted with `count_ones` were gathered by
