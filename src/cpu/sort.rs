@@ -61,8 +61,8 @@ fn chunks_for(n: usize) -> Chunks {
 
 /// The digit the up-front read counts: the lowest one (LSD) or the top one (MSD-first),
 /// assuming those bits vary.
-fn first_digit(n: usize, elem: usize, begin: u32, end: u32, width: u32) -> Digit {
-    if n >= tuning::MSD_MIN_LEN {
+fn first_digit(n: usize, elem: usize, msd: bool, begin: u32, end: u32, width: u32) -> Digit {
+    if msd {
         let w = tuning::msd_digit_bits(n, elem).min(end - begin);
         Digit {
             shift: end - w,
@@ -86,9 +86,22 @@ fn top_digit(n: usize, elem: usize, varying: u128, begin: u32) -> Digit {
     }
 }
 
-fn width_for<K: RadixKey>(opts: &SortOptions) -> u32 {
+/// Whether a sort of `n` elements with keys of type `K` goes MSD-first.
+fn msd_first<K: RadixKey>(n: usize) -> bool {
+    n >= tuning::msd_min_len(K::Bits::BITS)
+}
+
+/// The digit width: the caller's, else the MSD-first sort's in-bucket width or the plain LSD
+/// sort's width for `n` elements of `elem` bytes.
+fn width_for<K: RadixKey>(opts: &SortOptions, n: usize, elem: usize, msd: bool) -> u32 {
     opts.digit_bits
-        .unwrap_or_else(|| tuning::max_digit_bits(K::Bits::BITS))
+        .unwrap_or_else(|| {
+            if msd {
+                tuning::max_digit_bits(K::Bits::BITS)
+            } else {
+                tuning::lsd_digit_bits(n, elem, K::Bits::BITS)
+            }
+        })
         .clamp(1, 16)
 }
 
@@ -427,9 +440,10 @@ fn keys_impl<K: RadixKey>(keys: &mut [K], opts: &SortOptions) {
         keys.sort_by_key(|&k| ordinal(k, desc, begin, end));
         return;
     }
-    let width = width_for::<K>(opts);
+    let msd = msd_first::<K>(n);
+    let width = width_for::<K>(opts, n, size_of::<K>(), msd);
     let chunks = chunks_for(n);
-    let guess = first_digit(n, size_of::<K>(), begin, end, width);
+    let guess = first_digit(n, size_of::<K>(), msd, begin, end, width);
     let kp = keys.as_mut_ptr();
     // The images live in the keys' own memory (same size and alignment, checked above).
     let bits = Buf(kp.cast::<K::Bits>());
@@ -460,7 +474,7 @@ fn keys_impl<K: RadixKey>(keys: &mut [K], opts: &SortOptions) {
     };
     let mut tmp = Scratch::<K::Bits>::new(n);
     let tb = tmp.buf();
-    if n >= tuning::MSD_MIN_LEN {
+    if msd {
         let top = top_digit(n, size_of::<K>(), varying, begin);
         // SAFETY: the images are initialised by the survey; `tb` is a separate buffer of `n`,
         // the keys' memory (`bufs[0]`) is `last`'s, which `alias0` says.
@@ -567,9 +581,10 @@ fn pairs_impl<K: RadixKey, V: Value>(keys: &mut [K], values: &mut [V], opts: &So
         }
         return;
     }
-    let width = width_for::<K>(opts);
+    let msd = msd_first::<K>(n);
+    let width = width_for::<K>(opts, n, size_of::<Pair<K::Bits, V>>(), msd);
     let chunks = chunks_for(n);
-    let guess = first_digit(n, size_of::<Pair<K::Bits, V>>(), begin, end, width);
+    let guess = first_digit(n, size_of::<Pair<K::Bits, V>>(), msd, begin, end, width);
     let (kp, vp) = (keys.as_mut_ptr(), values.as_mut_ptr());
     let images = Images(kp, desc);
     // SAFETY: `kp` is valid for `n` keys.
@@ -579,7 +594,7 @@ fn pairs_impl<K: RadixKey, V: Value>(keys: &mut [K], values: &mut [V], opts: &So
     let Some(&d0) = digits.first() else { return };
     let mut a = Scratch::<Pair<K::Bits, V>>::new(n);
     let ab = a.buf();
-    if n >= tuning::MSD_MIN_LEN {
+    if msd {
         let top = top_digit(n, size_of::<Pair<K::Bits, V>>(), varying, begin);
         // SAFETY: keys and values have `n` elements; the scratch buffers are separate.
         unsafe {
@@ -645,9 +660,10 @@ fn argsort_impl<K: RadixKey, I: SortIndex>(keys: &[K], opts: &SortOptions) -> Ve
         idx.sort_by_key(|&i| ordinal(keys[i.to_usize()], desc, begin, end));
         return idx;
     }
-    let width = width_for::<K>(opts);
+    let msd = msd_first::<K>(n);
+    let width = width_for::<K>(opts, n, size_of::<Pair<K::Bits, I>>(), msd);
     let chunks = chunks_for(n);
-    let guess = first_digit(n, size_of::<Pair<K::Bits, I>>(), begin, end, width);
+    let guess = first_digit(n, size_of::<Pair<K::Bits, I>>(), msd, begin, end, width);
     let kp = keys.as_ptr();
     let images = Images(kp, desc);
     // SAFETY: `kp` is valid for `n` keys.
@@ -660,7 +676,7 @@ fn argsort_impl<K: RadixKey, I: SortIndex>(keys: &[K], opts: &SortOptions) -> Ve
     let mut out: Vec<I> = Vec::with_capacity(n);
     let mut a = Scratch::<Pair<K::Bits, I>>::new(n);
     let ab = a.buf();
-    if n >= tuning::MSD_MIN_LEN {
+    if msd {
         let top = top_digit(n, size_of::<Pair<K::Bits, I>>(), varying, begin);
         // SAFETY: `kp` is valid for `n` keys and only read; `out` and the scratch buffers are
         // separate allocations of `n`.

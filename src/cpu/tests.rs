@@ -144,7 +144,12 @@ fn check<K: RadixKey>(keys: &[K], opts: &SortOptions, what: &str) {
 /// Sizes around every threshold of the engine.
 fn edge_sizes() -> Vec<usize> {
     let mut s = vec![0, 1, 2, 3, 5, 17, 100, 1001];
-    for t in [tuning::SMALL_SORT_MAX, tuning::BUCKET_STD_SORT_MAX, 4096] {
+    for t in [
+        tuning::SMALL_SORT_MAX,
+        tuning::BUCKET_STD_SORT_MAX,
+        4096,
+        1 << 13,
+    ] {
         s.extend([t - 1, t, t + 1]);
     }
     s
@@ -163,11 +168,16 @@ fn check_type<K: RadixKey>(seed: u64) {
             }
         }
     }
-    // Parallel LSD and MSD-first sizes: two distributions, both orders.
+    // Parallel LSD sizes (around the 256 KiB from which parallel passes take 11-bit digits)
+    // and MSD-first sizes: two distributions, both orders.
+    let msd = tuning::msd_min_len(K::Bits::BITS);
+    let wide = (1usize << 18) / size_of::<K>();
     for n in [
         tuning::PAR_MIN_LEN + 1,
-        tuning::MSD_MIN_LEN - 1,
-        tuning::MSD_MIN_LEN + 1,
+        wide - 1,
+        wide + 1,
+        msd - 1,
+        msd + 1,
     ] {
         for d in [Dist::Uniform, Dist::LowEntropy] {
             let keys = gen::<K>(n, d, seed + 7);

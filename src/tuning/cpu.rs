@@ -1,15 +1,51 @@
 //! CPU backend tunables. Numbers measured on the 2-core development machine (AMD EPYC, shared,
 //! noisy); see bench/NOTES.md "2026-11-30 CPU backend" and bench/results/2026-11-30-cpu-*.json.
 
-/// Widest LSD digit the planner picks by itself (a caller's `digit_bits` overrides it).
-/// 8 bits for every key width so far: 11-bit digits were not yet measured to pay.
+/// Widest digit of the MSD-first sort's passes (a caller's `digit_bits` overrides it): 8
+/// bits for every key width (11 and 12 bits inside a bucket ran level or slower, bench/NOTES.md
+/// session 40). The plain LSD sort takes [`lsd_digit_bits`].
 pub const fn max_digit_bits(_key_bits: u32) -> u32 {
     8
 }
 
 /// From this length on, sorts go MSD-first: one parallel scatter on the top digit, then a
-/// serial LSD per bucket inside the cache (see `cpu::radix::msd_then_lsd`).
+/// serial LSD per bucket inside the cache (see `cpu::radix::msd_then_lsd`); 32-bit keys from
+/// [`msd_min_len`]'s larger length on.
 pub const MSD_MIN_LEN: usize = 1 << 16;
+
+/// Least length of the MSD-first sort for keys of `key_bits`: [`MSD_MIN_LEN`], and 2^19 for
+/// 32-bit keys, which the plain LSD sort of 11-bit digits (three passes,
+/// [`lsd_digit_bits`]) sorts faster below it. Zen 5, two threads, u32 keys 2^16 / 2^17 /
+/// 2^18: 393 / 476 / 488 Mkeys/s against the MSD-first sort's 270 / 364 / 442 (its buckets of
+/// 256-1024 keys are too short for it); u32/u32 pairs 397 / 414 / 400 against 251 / 303 /
+/// 374; level at 2^19 for keys, the MSD-first sort 1.2x ahead for pairs (bench/NOTES.md,
+/// session 43). 64-bit keys keep 2^16: there the MSD-first sort was 1.2x ahead of the LSD.
+pub const fn msd_min_len(key_bits: u32) -> usize {
+    if key_bits == 32 {
+        1 << 19
+    } else {
+        MSD_MIN_LEN
+    }
+}
+
+/// Width of the plain LSD sort's digits (below [`msd_min_len`]) for `n` elements of
+/// `elem_bytes` with keys of `key_bits`: 11 bits for 32- and 64-bit keys (3 passes instead of 4,
+/// 6 instead of 8) from 2^13 elements on, where the fewer passes outweigh 2048 counters a
+/// digit, except for parallel passes (from [`PAR_MIN_LEN`] on) over less than 256 KiB, whose
+/// per-task counters cost more than the pass saved: u32 keys at 2^15 on two threads ran 8%
+/// slower with 11 bits (10% faster on one). Zen 5, two threads, Mkeys/s, 8 bits / 11 bits:
+/// u32 2^13 266 / 273, 2^14 268 / 288; u64 2^13 127 / 135, 2^14 129 / 146, 2^15 170 / 188;
+/// u32/u32 pairs 2^14 232 / 254, 2^15 317 / 333; at 2^12 8 bits were level or ahead
+/// (bench/NOTES.md, session 43).
+pub const fn lsd_digit_bits(n: usize, elem_bytes: usize, key_bits: u32) -> u32 {
+    let wide = key_bits == 32 || key_bits == 64;
+    let parallel_small = n >= PAR_MIN_LEN && n.saturating_mul(elem_bytes) < 1 << 18;
+    if wide && n >= 1 << 13 && !parallel_small {
+        11
+    } else {
+        8
+    }
+}
 /// Width of the MSD digit for `n` elements of `elem_bytes`: buckets of about 256 KiB (u32:
 /// 2^16 keys), so a bucket and its scratch window stay in the 1 MiB L2; 256 to 4096 buckets.
 pub const fn msd_digit_bits(n: usize, elem_bytes: usize) -> u32 {
