@@ -649,12 +649,28 @@ pub(crate) unsafe fn scatter<E: Elem, S: Source<E>, D: Sink<E>>(
     let r = digit.radix();
     // Exclusive scan, digit-major then chunk-major: chunk c's digit-d run starts after every
     // smaller digit and after digit d of the chunks before it (this keeps the pass stable).
-    let mut offsets = vec![0usize; t * r];
-    let mut sum = 0usize;
-    for d in 0..r {
-        for c in 0..t {
-            offsets[c * r + d] = sum;
-            sum += counts.counts[c * r + d];
+    let mut offsets = if t == 1 {
+        // One chunk: the plain scan, without zeroing first (2048 counters of an 11-bit digit
+        // are a quarter of the keys of a 2^13 sort).
+        let mut sum = 0usize;
+        counts.counts[..r]
+            .iter()
+            .map(|&c| {
+                let o = sum;
+                sum += c;
+                o
+            })
+            .collect()
+    } else {
+        vec![0usize; t * r]
+    };
+    if t > 1 {
+        let mut sum = 0usize;
+        for d in 0..r {
+            for c in 0..t {
+                offsets[c * r + d] = sum;
+                sum += counts.counts[c * r + d];
+            }
         }
     }
     let wc = use_wc::<E>(digit, n);
@@ -676,6 +692,13 @@ pub(crate) unsafe fn scatter<E: Elem, S: Source<E>, D: Sink<E>>(
     };
     let nd = next?;
     let r2 = nd.radix();
+    if t == 1 {
+        // The one chunk's counts are the total.
+        return parts
+            .into_iter()
+            .next()
+            .map(|counts| Counts { digit: nd, counts });
+    }
     let mut total = vec![0usize; t * r2];
     for p in parts {
         for (a, b) in total.iter_mut().zip(&p) {
@@ -707,12 +730,28 @@ pub(crate) unsafe fn scatter_to_buf<E: Elem, S: Source<E>>(
         return;
     }
     let r = counts.digit.radix();
-    let mut offsets = vec![0usize; t * r];
-    let mut sum = 0usize;
-    for d in 0..r {
-        for c in 0..t {
-            offsets[c * r + d] = sum;
-            sum += counts.counts[c * r + d];
+    let mut offsets = if t == 1 {
+        // One chunk: the plain scan, without zeroing first (2048 counters of an 11-bit digit
+        // are a quarter of the keys of a 2^13 sort).
+        let mut sum = 0usize;
+        counts.counts[..r]
+            .iter()
+            .map(|&c| {
+                let o = sum;
+                sum += c;
+                o
+            })
+            .collect()
+    } else {
+        vec![0usize; t * r]
+    };
+    if t > 1 {
+        let mut sum = 0usize;
+        for d in 0..r {
+            for c in 0..t {
+                offsets[c * r + d] = sum;
+                sum += counts.counts[c * r + d];
+            }
         }
     }
     let digit = counts.digit;
@@ -1465,6 +1504,51 @@ pub(crate) unsafe fn msd_then_lsd<E: Elem, S0: Source<E>, Dn: Sink<E>>(
             );
         }
     }
+}
+
+/// Passes [`sort_whole`] takes over `len` elements whose varying bits are `varying`, sorted
+/// by `[begin, end)` in digits of `width` bits: 0 for a bucket that std's sort takes, else as
+/// [`sort_bucket`] decides (an LSD of at most [`tuning::BUCKET_LSD_MAX_PASSES`] passes, or one
+/// over the top `log2(len) + BUCKET_TOP_EXTRA_BITS` bits with its ties sorted after).
+pub(crate) fn whole_passes(varying: u128, begin: u32, end: u32, len: usize, width: u32) -> usize {
+    if len <= tuning::BUCKET_STD_SORT_MAX {
+        return 0;
+    }
+    let v = varying & crate::key::range_mask(begin, end);
+    let digits = plan(v, end, width, true);
+    let Some(d0) = digits.first() else { return 0 };
+    if digits.len() <= tuning::BUCKET_LSD_MAX_PASSES {
+        return digits.len();
+    }
+    let lg = usize::BITS - (len - 1).leading_zeros();
+    let t = top_shift(128 - v.leading_zeros(), lg, width, d0.shift);
+    let top = plan(v & (u128::MAX << t), end, width, true);
+    if top.len() >= 2 {
+        top.len()
+    } else {
+        digits.len()
+    }
+}
+
+/// Sorts `len` elements of `src` by bits `[begin, end)` into `out` as one bucket
+/// ([`sort_bucket`]) with `other` as scratch: for inputs that one task sorts, where its top
+/// sort takes fewer passes than the plain LSD ([`whole_passes`]).
+///
+/// # Safety
+/// As [`sort_bucket`] with `at = 0`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn sort_whole<E: Elem, D: Sink<E>>(
+    src: Buf<E>,
+    other: Buf<E>,
+    out: D,
+    alias: [bool; 2],
+    len: usize,
+    begin: u32,
+    end: u32,
+    width: u32,
+) {
+    // SAFETY: forwarded from the caller.
+    unsafe { sort_bucket(src, other, out, 0, alias, len, begin, end, width, false) }
 }
 
 /// Sorts one bucket of `len` elements in `src` by bits `[begin, low)` (its higher bits are

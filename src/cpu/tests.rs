@@ -760,3 +760,23 @@ fn sorts_on_reused_scratch_match_the_reference() {
     assert!(sort::scratch_held() <= tuning::SCRATCH_KEEP_MAX_BYTES);
     sort::release_scratch();
 }
+
+/// The one-bucket sort's pass count, which decides between it and the plain LSD for inputs
+/// that one task sorts: std's sort up to 256 elements, the top `log2(n) + 4` bits in 8-bit
+/// digits beyond three passes, the plain in-bucket LSD up to three.
+#[test]
+fn one_bucket_passes_follow_the_bucket_sort() {
+    let all32 = u32::MAX as u128;
+    let all64 = u64::MAX as u128;
+    assert_eq!(super::radix::whole_passes(all32, 0, 32, 256, 8), 0);
+    assert_eq!(super::radix::whole_passes(all32, 0, 32, 257, 8), 2);
+    assert_eq!(super::radix::whole_passes(all32, 0, 32, 4096, 8), 2);
+    assert_eq!(super::radix::whole_passes(all32, 0, 32, 8192, 8), 3);
+    assert_eq!(super::radix::whole_passes(all64, 0, 64, 16384, 8), 3);
+    assert_eq!(super::radix::whole_passes(all64, 0, 64, 1 << 15, 8), 3);
+    // Few varying bits: the plain LSD over them (two digits of 20 varying bits).
+    assert_eq!(super::radix::whole_passes(0xF_FFFF, 0, 32, 5000, 8), 3);
+    assert_eq!(super::radix::whole_passes(0xFFFF, 0, 32, 5000, 8), 2);
+    // Nothing varies inside the range.
+    assert_eq!(super::radix::whole_passes(0xFF00, 0, 8, 5000, 8), 0);
+}
