@@ -22,9 +22,10 @@
 //! counter's 68.1, two threads 20.8-21.4 ms (12.5-12.9 GB/s); the cores read the same bytes
 //! at 22 GB/s (one) and 35 GB/s (two), so the counter is bound by its operations, not by
 //! memory. On Zen 5 (EPYC, family 26): one core 23.7 ms against the pair counter's 49, two
-//! threads 12.0-13.0 ms (21-22 GB/s) against a read rate of 41-62 GB/s. `vpcompressb` to memory is ~20x slower than to a register, so the compressed vector
-//! is stored whole. Splitting the next block inside the drain's loop (two buffer sets taking
-//! turns) was slower, 44 against 40 ms.
+//! threads 12.0-13.0 ms (21-22 GB/s) against a read rate of 41-62 GB/s. `vpcompressb` to
+//! memory is ~20x slower than to a register, so the compressed vector is stored whole.
+//! Splitting the next block inside the drain's loop (two buffer sets taking turns) was
+//! slower, 44 against 40 ms.
 
 use std::arch::x86_64::*;
 

@@ -647,32 +647,7 @@ pub(crate) unsafe fn scatter<E: Elem, S: Source<E>, D: Sink<E>>(
     let n = chunks.starts[t];
     let digit = counts.digit;
     let r = digit.radix();
-    // Exclusive scan, digit-major then chunk-major: chunk c's digit-d run starts after every
-    // smaller digit and after digit d of the chunks before it (this keeps the pass stable).
-    let mut offsets = if t == 1 {
-        // One chunk: the plain scan, without zeroing first (2048 counters of an 11-bit digit
-        // are a quarter of the keys of a 2^13 sort).
-        let mut sum = 0usize;
-        counts.counts[..r]
-            .iter()
-            .map(|&c| {
-                let o = sum;
-                sum += c;
-                o
-            })
-            .collect()
-    } else {
-        vec![0usize; t * r]
-    };
-    if t > 1 {
-        let mut sum = 0usize;
-        for d in 0..r {
-            for c in 0..t {
-                offsets[c * r + d] = sum;
-                sum += counts.counts[c * r + d];
-            }
-        }
-    }
+    let mut offsets = offsets_of(counts, t, r);
     let wc = use_wc::<E>(digit, n);
     let task = |(c, off): (usize, &mut [usize])| {
         let (lo, hi) = chunks.range(c);
@@ -711,6 +686,33 @@ pub(crate) unsafe fn scatter<E: Elem, S: Source<E>, D: Sink<E>>(
     })
 }
 
+/// Exclusive scan of `t` chunks' counts of an `r`-value digit, digit-major then chunk-major:
+/// chunk c's digit-d run starts after every smaller digit and after digit d of the chunks
+/// before it (this keeps the pass stable). One chunk takes the plain scan, without zeroing
+/// the table first (2048 offsets of an 11-bit digit are a quarter of a 2^13 sort's keys).
+fn offsets_of(counts: &Counts, t: usize, r: usize) -> Vec<usize> {
+    if t == 1 {
+        let mut sum = 0usize;
+        return counts.counts[..r]
+            .iter()
+            .map(|&c| {
+                let o = sum;
+                sum += c;
+                o
+            })
+            .collect();
+    }
+    let mut offsets = vec![0usize; t * r];
+    let mut sum = 0usize;
+    for d in 0..r {
+        for c in 0..t {
+            offsets[c * r + d] = sum;
+            sum += counts.counts[c * r + d];
+        }
+    }
+    offsets
+}
+
 /// A scatter without counting into a raw buffer: [`scatter_nt`] when the data is too large
 /// for the caches and the buffer is line-aligned, else the plain [`scatter`].
 ///
@@ -730,30 +732,7 @@ pub(crate) unsafe fn scatter_to_buf<E: Elem, S: Source<E>>(
         return;
     }
     let r = counts.digit.radix();
-    let mut offsets = if t == 1 {
-        // One chunk: the plain scan, without zeroing first (2048 counters of an 11-bit digit
-        // are a quarter of the keys of a 2^13 sort).
-        let mut sum = 0usize;
-        counts.counts[..r]
-            .iter()
-            .map(|&c| {
-                let o = sum;
-                sum += c;
-                o
-            })
-            .collect()
-    } else {
-        vec![0usize; t * r]
-    };
-    if t > 1 {
-        let mut sum = 0usize;
-        for d in 0..r {
-            for c in 0..t {
-                offsets[c * r + d] = sum;
-                sum += counts.counts[c * r + d];
-            }
-        }
-    }
+    let mut offsets = offsets_of(counts, t, r);
     let digit = counts.digit;
     let task = |(c, off): (usize, &mut [usize])| {
         let (lo, hi) = chunks.range(c);
@@ -1552,8 +1531,8 @@ pub(crate) unsafe fn sort_whole<E: Elem, D: Sink<E>>(
 }
 
 /// Sorts one bucket of `len` elements in `src` by bits `[begin, low)` (its higher bits are
-/// all equal) into `out` from position `at` on, with `other` as scratch. `alias[0]` says whether `other`, and
-/// `alias[1]` whether `src`, is the very memory `out` writes there.
+/// all equal) into `out` from position `at` on, with `other` as scratch. `alias[0]` says
+/// whether `other`, and `alias[1]` whether `src`, is the very memory `out` writes there.
 ///
 /// Few remaining digits (at most [`tuning::BUCKET_LSD_MAX_PASSES`]): one read counts OR, AND
 /// and every digit, then a serial LSD in cache that only moves elements. Many (64-bit keys):
@@ -1564,8 +1543,8 @@ pub(crate) unsafe fn sort_whole<E: Elem, D: Sink<E>>(
 /// sorted, never left to an unbounded insertion sort).
 ///
 /// # Safety
-/// `src`, `other` and `out` (from `at`) are valid for `len` positions and owned by the calling task;
-/// `src` and `other` do not overlap; `src` holds initialised elements.
+/// `src`, `other` and `out` (from `at`) are valid for `len` positions and owned by the calling
+/// task; `src` and `other` do not overlap; `src` holds initialised elements.
 #[allow(clippy::too_many_arguments)]
 unsafe fn sort_bucket<E: Elem, D: Sink<E>>(
     src: Buf<E>,

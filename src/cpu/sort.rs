@@ -88,11 +88,13 @@ fn top_digit(n: usize, elem: usize, varying: u128, begin: u32) -> Digit {
 
 /// Whether a sort that one task runs (`chunks`) takes the one-bucket sort
 /// (`radix::sort_whole`) instead of the plain LSD's `lsd_passes`: where the caller set no digit
-/// width and the one-bucket sort takes fewer passes. Zen 5, one task, Mkeys/s, LSD / one
-/// bucket: u32 keys 2^8 102 / 128, 2^10 190 / 230, 2^12 252 / 295 (2 passes on the top 16 bits
-/// and the ties, against 4); u64 keys 2^8 54 / 123, 2^12 123 / 291, 2^13 141 / 230, 2^14 151 /
-/// 174 (3 passes against 6-8); u32 keys at 2^13-2^14 ran 20% slower so (3 passes and the ties
-/// against three 11-bit passes), which the rule leaves to the LSD (bench/NOTES.md, session 43).
+/// width and the one-bucket sort takes fewer passes, counting the copy that zips pairs into
+/// the scratch first (`zip`; the LSD's first pass zips as it scatters). Zen 5, one task,
+/// Mkeys/s, LSD / one bucket: u32 keys 2^8 102 / 128, 2^10 190 / 230, 2^12 252 / 295 (2
+/// passes on the top 16 bits and the ties, against 4); u64 keys 2^8 54 / 123, 2^12 123 / 291,
+/// 2^13 141 / 230, 2^14 151 / 174 (3 passes against 6-8); u32 keys at 2^13-2^14 ran 20%
+/// slower so (3 passes and the ties against three 11-bit passes), which the rule leaves to the
+/// LSD (bench/NOTES.md, session 43).
 fn one_bucket<K: RadixKey>(
     n: usize,
     chunks: &Chunks,
@@ -100,11 +102,12 @@ fn one_bucket<K: RadixKey>(
     varying: u128,
     (begin, end): (u32, u32),
     lsd_passes: usize,
+    zip: bool,
 ) -> bool {
     let width = tuning::max_digit_bits(K::Bits::BITS);
     chunks.count() == 1
         && opts.digit_bits.is_none()
-        && radix::whole_passes(varying, begin, end, n, width) < lsd_passes
+        && radix::whole_passes(varying, begin, end, n, width) + usize::from(zip) < lsd_passes
 }
 
 /// Whether a sort of `n` elements with keys of type `K` goes MSD-first.
@@ -519,7 +522,7 @@ fn keys_impl<K: RadixKey>(keys: &mut [K], opts: &SortOptions) {
         }
         return;
     }
-    if one_bucket::<K>(n, &chunks, opts, varying, (begin, end), digits.len()) {
+    if one_bucket::<K>(n, &chunks, opts, varying, (begin, end), digits.len(), false) {
         // SAFETY: the images are initialised by the survey; `tb` is a separate buffer of `n`;
         // `bits` is `last`'s memory, which `alias` says.
         unsafe {
@@ -652,7 +655,7 @@ fn pairs_impl<K: RadixKey, V: Value>(keys: &mut [K], values: &mut [V], opts: &So
     // Untouched when there is one pass: its pages are never faulted in.
     let mut b = Scratch::<Pair<K::Bits, V>>::new(n);
     let bb = b.buf();
-    if one_bucket::<K>(n, &chunks, opts, varying, (begin, end), digits.len()) {
+    if one_bucket::<K>(n, &chunks, opts, varying, (begin, end), digits.len(), true) {
         // SAFETY: keys and values have `n` elements; the pairs are zipped into `ab` first;
         // `ab` and `bb` are separate buffers of `n`, neither the output's memory.
         unsafe {
@@ -754,7 +757,7 @@ fn argsort_impl<K: RadixKey, I: SortIndex>(keys: &[K], opts: &SortOptions) -> Ve
     }
     let mut b = Scratch::<Pair<K::Bits, I>>::new(n);
     let bb = b.buf();
-    if one_bucket::<K>(n, &chunks, opts, varying, (begin, end), digits.len()) {
+    if one_bucket::<K>(n, &chunks, opts, varying, (begin, end), digits.len(), true) {
         // SAFETY: `kp` is valid for `n` keys and only read; the (image, index) pairs are
         // written into `ab` first; `ab`, `bb` and `out` are separate allocations of `n`.
         unsafe {
