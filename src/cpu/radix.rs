@@ -1488,7 +1488,8 @@ pub(crate) unsafe fn msd_then_lsd<E: Elem, S0: Source<E>, Dn: Sink<E>>(
 /// Passes [`sort_whole`] takes over `len` elements whose varying bits are `varying`, sorted
 /// by `[begin, end)` in digits of `width` bits: 0 for a bucket that std's sort takes, else as
 /// [`sort_bucket`] decides (an LSD of at most [`tuning::BUCKET_LSD_MAX_PASSES`] passes, or one
-/// over the top `log2(len) + BUCKET_TOP_EXTRA_BITS` bits with its ties sorted after).
+/// over the top `log2(len) + BUCKET_TOP_EXTRA_BITS` bits with its ties sorted after), and
+/// `usize::MAX` where fewer of those top bits vary than that (long ties).
 pub(crate) fn whole_passes(varying: u128, begin: u32, end: u32, len: usize, width: u32) -> usize {
     if len <= tuning::BUCKET_STD_SORT_MAX {
         return 0;
@@ -1501,7 +1502,15 @@ pub(crate) fn whole_passes(varying: u128, begin: u32, end: u32, len: usize, widt
     }
     let lg = usize::BITS - (len - 1).leading_zeros();
     let t = top_shift(128 - v.leading_zeros(), lg, width, d0.shift);
-    let top = plan(v & (u128::MAX << t), end, width, true);
+    let top_bits = v & (u128::MAX << t);
+    if top_bits.count_ones() < lg + tuning::BUCKET_TOP_EXTRA_BITS {
+        // Too few of the top sort's bits vary to make ties rare (a few distinct values in the
+        // high bits): its ties would be long runs, each sorted again. Never the cheaper path
+        // (u64 keys of 4 top values and 40 random low bits, 2^13: 81 against the LSD's 50 us,
+        // bench/NOTES.md, session 43's review).
+        return usize::MAX;
+    }
+    let top = plan(top_bits, end, width, true);
     if top.len() >= 2 {
         top.len()
     } else {

@@ -774,7 +774,15 @@ fn one_bucket_passes_follow_the_bucket_sort() {
     assert_eq!(super::radix::whole_passes(all32, 0, 32, 8192, 8), 3);
     assert_eq!(super::radix::whole_passes(all64, 0, 64, 16384, 8), 3);
     assert_eq!(super::radix::whole_passes(all64, 0, 64, 1 << 15, 8), 3);
-    // Few varying bits: the plain LSD over them (two digits of 20 varying bits).
+    // Top bits with few distinct values (bits 48-49 and 56-57 above 40 random low bits): the
+    // top sort's ties would be long, so never the one-bucket sort.
+    let skewed = (0x0303u128 << 48) | ((1u128 << 40) - 1);
+    assert_eq!(
+        super::radix::whole_passes(skewed, 0, 64, 8192, 8),
+        usize::MAX
+    );
+    // Few varying bits: the plain LSD over them (three 7-bit digits of 20 varying bits; two
+    // 8-bit ones of 16).
     assert_eq!(super::radix::whole_passes(0xF_FFFF, 0, 32, 5000, 8), 3);
     assert_eq!(super::radix::whole_passes(0xFFFF, 0, 32, 5000, 8), 2);
     // Nothing varies inside the range.
