@@ -2,7 +2,8 @@
 //! unstable keys-only sort on the same keys.
 //! `cargo run --release --example cpu_sort_prof -- u64 24 10` (what, log2 size, runs); `what` is
 //! `u32`, `u64`, `pairs` (u32 keys, u32 values = index) or `rdst` (rdst's u32
-//! `radix_sort_unstable`); an optional fourth argument sets histosort's digit width.
+//! `radix_sort_unstable`); an optional fourth argument sets histosort's digit width;
+//! `PROF_MASK` (hex) masks the random words.
 
 use std::time::Instant;
 
@@ -10,6 +11,12 @@ use histosort::{Engine, RadixKey, SortOptions};
 use rdst::RadixSort as _;
 
 fn input<K>(lg: u32, gen: fn(u64) -> K) -> Vec<K> {
+    // `PROF_MASK` (hex): the random words ANDed with it first, for keys whose varying bits are
+    // only some (e.g. `FC03030000FFFFFF`).
+    let mask = std::env::var("PROF_MASK")
+        .ok()
+        .map(|m| u64::from_str_radix(m.trim_start_matches("0x"), 16).expect("PROF_MASK: hex"))
+        .unwrap_or(u64::MAX);
     let mut seed = 1u64;
     (0..1usize << lg)
         .map(|_| {
@@ -17,7 +24,7 @@ fn input<K>(lg: u32, gen: fn(u64) -> K) -> Vec<K> {
             let mut z = seed;
             z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
             z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            gen(z ^ (z >> 31))
+            gen((z ^ (z >> 31)) & mask)
         })
         .collect()
 }

@@ -1487,9 +1487,8 @@ pub(crate) unsafe fn msd_then_lsd<E: Elem, S0: Source<E>, Dn: Sink<E>>(
 
 /// Passes [`sort_whole`] takes over `len` elements whose varying bits are `varying`, sorted
 /// by `[begin, end)` in digits of `width` bits: 0 for a bucket that std's sort takes, else as
-/// [`sort_bucket`] decides (an LSD of at most [`tuning::BUCKET_LSD_MAX_PASSES`] passes, or one
-/// over the top `log2(len) + BUCKET_TOP_EXTRA_BITS` bits with its ties sorted after), and
-/// `usize::MAX` where fewer of those top bits vary than that (long ties).
+/// [`sort_bucket`] decides (the top sort's digits where [`top_plan`] gives them, otherwise the
+/// plain LSD's).
 pub(crate) fn whole_passes(varying: u128, begin: u32, end: u32, len: usize, width: u32) -> usize {
     if len <= tuning::BUCKET_STD_SORT_MAX {
         return 0;
@@ -1497,25 +1496,33 @@ pub(crate) fn whole_passes(varying: u128, begin: u32, end: u32, len: usize, widt
     let v = varying & crate::key::range_mask(begin, end);
     let digits = plan(v, end, width, true);
     let Some(d0) = digits.first() else { return 0 };
-    if digits.len() <= tuning::BUCKET_LSD_MAX_PASSES {
-        return digits.len();
+    match top_plan(v, end, len, width, d0.shift) {
+        Some((_, top)) if digits.len() > tuning::BUCKET_LSD_MAX_PASSES => top.len(),
+        _ => digits.len(),
     }
-    let lg = usize::BITS - (len - 1).leading_zeros();
-    let t = top_shift(128 - v.leading_zeros(), lg, width, d0.shift);
-    let top_bits = v & (u128::MAX << t);
-    if top_bits.count_ones() < lg + tuning::BUCKET_TOP_EXTRA_BITS {
-        // Too few of the top sort's bits vary to make ties rare (a few distinct values in the
-        // high bits): its ties would be long runs, each sorted again. Never the cheaper path
-        // (u64 keys of 4 top values and 40 random low bits, 2^13: 81 against the LSD's 50 us,
-        // bench/NOTES.md, session 43's review).
-        return usize::MAX;
+}
+
+/// The in-bucket top sort for `len` elements whose varying bits are `varying` (below `end`,
+/// the lowest at `floor`): its lowest bit and its digits, over at least
+/// `log2(len) + BUCKET_TOP_EXTRA_BITS` bits ([`top_shift`]). `None` where the top sort does
+/// not pay: its bits make a single digit, or fewer of them vary than `log2(len) +`
+/// [`tuning::BUCKET_TOP_TIE_GUARD_BITS`] (a few distinct values in the high bits: its ties
+/// would be long runs, each sorted again).
+pub(crate) fn top_plan(
+    varying: u128,
+    end: u32,
+    len: usize,
+    width: u32,
+    floor: u32,
+) -> Option<(u32, Vec<Digit>)> {
+    let lg = usize::BITS - len.saturating_sub(1).leading_zeros();
+    let t = top_shift(128 - varying.leading_zeros(), lg, width, floor);
+    let top_bits = varying & (u128::MAX << t);
+    if top_bits.count_ones() < lg + tuning::BUCKET_TOP_TIE_GUARD_BITS {
+        return None;
     }
     let top = plan(top_bits, end, width, true);
-    if top.len() >= 2 {
-        top.len()
-    } else {
-        digits.len()
-    }
+    (top.len() >= 2).then_some((t, top))
 }
 
 /// Sorts `len` elements of `src` by bits `[begin, end)` into `out` as one bucket
@@ -1616,11 +1623,8 @@ unsafe fn sort_bucket<E: Elem, D: Sink<E>>(
             return;
         };
         if digits.len() > tuning::BUCKET_LSD_MAX_PASSES {
-            let h = 128 - varying.leading_zeros();
-            let t = top_shift(h, lg, width, d0.shift);
-            let top_mask = u128::MAX << t;
-            let td = plan(varying & top_mask, low, width, true);
-            if td.len() >= 2 {
+            if let Some((t, td)) = top_plan(varying, low, len, width, d0.shift) {
+                let top_mask = u128::MAX << t;
                 // Counted in the survey when the guess was right (the scatters then only
                 // move); otherwise the first digit is counted and the scatters count the rest.
                 let counts = if td == guess {

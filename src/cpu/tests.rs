@@ -292,7 +292,8 @@ fn msd_buckets() {
 /// sort and the tie fix-up: uniform 64- and 128-bit keys (ties of one element), and keys whose
 /// bits between the low 24 and the MSD digit take four 16-bit values, so that the top sort
 /// leaves ties of ~256 elements that are sorted recursively (small sorts and, above
-/// `BUCKET_STD_SORT_MAX`, the counted in-bucket LSD on their low 24 bits).
+/// `BUCKET_STD_SORT_MAX`, the counted in-bucket LSD on their low 24 bits); buckets with few
+/// varying top bits, which the guard sends to the plain LSD.
 #[test]
 fn bucket_top_sort_and_ties() {
     let n = (1 << 18) + 5;
@@ -316,6 +317,15 @@ fn bucket_top_sort_and_ties() {
         .collect();
     check(&k, &SortOptions::new(), "tied 10");
     check(&k, &SortOptions::new().bits(0, 60), "tied 10 range");
+    // Buckets whose top bits hold too few varying bits (four of 16 here, above 32 random low
+    // bits and under a random top byte) take the plain LSD instead (`top_plan`'s guard); with
+    // six more varying, the top sort with ties of a few elements.
+    for mask in [0xFF03_0300_FFFF_FFFFu64, 0xFF03_3FFF_FFFF_FFFF] {
+        let k: Vec<u64> = (0..n).map(|_| r.next() & mask).collect();
+        for opts in all_orders() {
+            check(&k, &opts, "guarded");
+        }
+    }
 }
 
 /// The non-temporal MSD scatter (staged lines streamed out, partial lines at the ends of each
@@ -775,12 +785,20 @@ fn one_bucket_passes_follow_the_bucket_sort() {
     assert_eq!(super::radix::whole_passes(all64, 0, 64, 16384, 8), 3);
     assert_eq!(super::radix::whole_passes(all64, 0, 64, 1 << 15, 8), 3);
     // Top bits with few distinct values (bits 48-49 and 56-57 above 40 random low bits): the
-    // top sort's ties would be long, so never the one-bucket sort.
+    // top sort's ties would be long, so no top sort (in a whole input or in an MSD bucket):
+    // the plain LSD's seven 8-bit digits, which never beat the LSD sort itself.
     let skewed = (0x0303u128 << 48) | ((1u128 << 40) - 1);
-    assert_eq!(
-        super::radix::whole_passes(skewed, 0, 64, 8192, 8),
-        usize::MAX
-    );
+    assert!(super::radix::top_plan(skewed, 64, 8192, 8, 0).is_none());
+    assert_eq!(super::radix::whole_passes(skewed, 0, 64, 8192, 8), 7);
+    // Uniform 64-bit keys: the top 24 bits (lg 13 + 4, in whole 8-bit digits) in 3 digits.
+    let (t, top) = super::radix::top_plan(all64, 64, 8192, 8, 0).unwrap();
+    assert_eq!((t, top.len()), (40, 3));
+    // Buckets of 2^12 sort on their top 16 bits, [48, 64) here: 13 of them varying (ties of
+    // about one element) still take the top sort, 12 do not.
+    let low48 = (1u128 << 48) - 1;
+    let some = low48 | (0b1111_1111_1111_1000u128 << 48);
+    assert_eq!(super::radix::top_plan(some, 64, 4096, 8, 0).unwrap().0, 48);
+    assert!(super::radix::top_plan(low48 | (0xFFF0u128 << 48), 64, 4096, 8, 0).is_none());
     // Few varying bits: the plain LSD over them (three 7-bit digits of 20 varying bits; two
     // 8-bit ones of 16).
     assert_eq!(super::radix::whole_passes(0xF_FFFF, 0, 32, 5000, 8), 3);
