@@ -1496,10 +1496,10 @@ pub(crate) fn whole_passes(varying: u128, begin: u32, end: u32, len: usize, widt
     let v = varying & crate::key::range_mask(begin, end);
     let digits = plan(v, end, width, true);
     let Some(d0) = digits.first() else { return 0 };
-    match top_plan(v, end, len, width, d0.shift) {
-        Some((_, top)) if digits.len() > tuning::BUCKET_LSD_MAX_PASSES => top.len(),
-        _ => digits.len(),
+    if digits.len() <= tuning::BUCKET_LSD_MAX_PASSES {
+        return digits.len();
     }
+    top_plan(v, end, len, width, d0.shift).map_or(digits.len(), |(_, top)| top.len())
 }
 
 /// The in-bucket top sort for `len` elements whose varying bits are `varying` (below `end`,
