@@ -10,13 +10,26 @@ use std::time::Instant;
 use histosort::{Engine, RadixKey, SortOptions};
 use rdst::RadixSort as _;
 
+/// The timed sorts' keys: `input` with the random words ANDed with `PROF_MASK` (hex, e.g.
+/// `FC03030000FFFFFF`) first, for keys whose varying bits are only some (the low 32 bits of
+/// the mask for 32-bit keys).
+fn keys<K>(lg: u32, gen: fn(u64) -> K) -> Vec<K> {
+    use std::sync::OnceLock;
+    static MASK: OnceLock<u64> = OnceLock::new();
+    let mask = *MASK.get_or_init(|| {
+        std::env::var("PROF_MASK").map_or(u64::MAX, |m| {
+            let hex = m.trim();
+            let hex = hex
+                .strip_prefix("0x")
+                .or_else(|| hex.strip_prefix("0X"))
+                .unwrap_or(hex);
+            u64::from_str_radix(hex, 16).expect("PROF_MASK: a hex number")
+        })
+    });
+    input(lg, |x| x).into_iter().map(|x| gen(x & mask)).collect()
+}
+
 fn input<K>(lg: u32, gen: fn(u64) -> K) -> Vec<K> {
-    // `PROF_MASK` (hex): the random words ANDed with it first, for keys whose varying bits are
-    // only some (e.g. `FC03030000FFFFFF`).
-    let mask = std::env::var("PROF_MASK")
-        .ok()
-        .map(|m| u64::from_str_radix(m.trim_start_matches("0x"), 16).expect("PROF_MASK: hex"))
-        .unwrap_or(u64::MAX);
     let mut seed = 1u64;
     (0..1usize << lg)
         .map(|_| {
@@ -24,7 +37,7 @@ fn input<K>(lg: u32, gen: fn(u64) -> K) -> Vec<K> {
             let mut z = seed;
             z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
             z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            gen((z ^ (z >> 31)) & mask)
+            gen(z ^ (z >> 31))
         })
         .collect()
 }
@@ -101,7 +114,7 @@ fn report(lg: u32, best: Best) {
 }
 
 fn run<K: RadixKey + Ord>(lg: u32, runs: usize, opts: SortOptions, gen: fn(u64) -> K) {
-    let input = input(lg, gen);
+    let input = keys(lg, gen);
     let e = Engine::cpu();
     let mut w = input.clone();
     let mut best = Best(f64::MAX, f64::MAX);
@@ -120,7 +133,7 @@ fn run<K: RadixKey + Ord>(lg: u32, runs: usize, opts: SortOptions, gen: fn(u64) 
 }
 
 fn pairs(lg: u32, runs: usize, opts: SortOptions) {
-    let keys = input(lg, |x| x as u32);
+    let keys = keys(lg, |x| x as u32);
     let vals: Vec<u32> = (0..keys.len() as u32).collect();
     let e = Engine::cpu();
     let (mut k, mut v) = (keys.clone(), vals.clone());
@@ -145,7 +158,7 @@ fn pairs(lg: u32, runs: usize, opts: SortOptions) {
 }
 
 fn rdst(lg: u32, runs: usize) {
-    let input = input(lg, |x| x as u32);
+    let input = keys(lg, |x| x as u32);
     let mut w = input.clone();
     let mut best = Best(f64::MAX, f64::MAX);
     for _ in 0..runs {

@@ -801,10 +801,12 @@ fn bmi2_builds_match_the_plain_ones() {
     let chunks = Chunks::new(n, 1);
     for (shift, width) in [(0, 8), (5, 7), (16, 8), (24, 8), (3, 1)] {
         let digit = Digit { shift, width };
-        let next = Digit {
+        // The digit above, where the key has one (none above the top digit: a digit at bit 32
+        // would shift a u32 by its width).
+        let next = (shift + width < 32).then(|| Digit {
             shift: shift + width,
             width: 8.min(32 - (shift + width)),
-        };
+        });
         let s = Buf(src.as_ptr().cast_mut());
         // SAFETY: `s` is valid for `n` initialised elements and only read.
         let counts = unsafe { count(&s, &chunks, digit) };
@@ -827,12 +829,12 @@ fn bmi2_builds_match_the_plain_ones() {
             // counts; the CPU has BMI2 (checked above).
             let cnt = unsafe {
                 if bmi2 {
-                    scatter_direct_bmi2(&s, &d, 0, n, digit, Some(next), &chunks, &mut off)
+                    scatter_direct_bmi2(&s, &d, 0, n, digit, next, &chunks, &mut off)
                 } else {
-                    scatter_direct(&s, &d, 0, n, digit, Some(next), &chunks, &mut off)
+                    scatter_direct(&s, &d, 0, n, digit, next, &chunks, &mut off)
                 }
             };
-            let guess = [digit, next];
+            let guess: Vec<Digit> = std::iter::once(digit).chain(next).collect();
             // SAFETY: `d` holds `n` initialised elements; no output window is warmed.
             let (or, and, multi) = unsafe {
                 if bmi2 {
@@ -1486,26 +1488,53 @@ pub(crate) unsafe fn msd_then_lsd<E: Elem, S0: Source<E>, Dn: Sink<E>>(
 }
 
 /// Passes [`sort_whole`] takes over `len` elements whose varying bits are `varying`, sorted
-/// by `[begin, end)` in digits of `width` bits: 0 for a bucket that std's sort takes, else as
-/// [`sort_bucket`] decides (the top sort's digits where [`top_plan`] gives them, otherwise the
-/// plain LSD's).
+/// by `[begin, end)` in digits of `width` bits: 0 for a bucket that std's sort takes, else
+/// those of [`bucket_plan`], which [`sort_bucket`] follows.
 pub(crate) fn whole_passes(varying: u128, begin: u32, end: u32, len: usize, width: u32) -> usize {
     if len <= tuning::BUCKET_STD_SORT_MAX {
         return 0;
     }
     let v = varying & crate::key::range_mask(begin, end);
-    let digits = plan(v, end, width, true);
-    let Some(d0) = digits.first() else { return 0 };
-    if digits.len() <= tuning::BUCKET_LSD_MAX_PASSES {
-        return digits.len();
+    match bucket_plan(v, end, len, width) {
+        BucketPlan::Copy => 0,
+        BucketPlan::Lsd(digits) | BucketPlan::Top(_, digits) => digits.len(),
     }
-    top_plan(v, end, len, width, d0.shift).map_or(digits.len(), |(_, top)| top.len())
+}
+
+/// How [`sort_bucket`] sorts a bucket of `len` elements (more than
+/// [`tuning::BUCKET_STD_SORT_MAX`]) whose varying bits, below `low`, are `varying`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum BucketPlan {
+    /// Nothing varies: the bucket is copied as it is.
+    Copy,
+    /// The plain LSD over these digits.
+    Lsd(Vec<Digit>),
+    /// The top sort from bit `t` over these digits, then each run tied on bits `[t, low)`
+    /// sorted on the bits below.
+    Top(u32, Vec<Digit>),
+}
+
+/// [`BucketPlan`] for a bucket of `len` elements: the plain LSD over every varying digit where
+/// those are at most [`tuning::BUCKET_LSD_MAX_PASSES`] or where [`top_plan`] gives no top sort,
+/// else the top sort.
+pub(crate) fn bucket_plan(varying: u128, low: u32, len: usize, width: u32) -> BucketPlan {
+    let digits = plan(varying, low, width, true);
+    let Some(d0) = digits.first() else {
+        return BucketPlan::Copy;
+    };
+    if digits.len() > tuning::BUCKET_LSD_MAX_PASSES {
+        if let Some((t, top)) = top_plan(varying, low, len, width, d0.shift) {
+            return BucketPlan::Top(t, top);
+        }
+    }
+    BucketPlan::Lsd(digits)
 }
 
 /// The in-bucket top sort for `len` elements whose varying bits are `varying` (below `end`,
-/// the lowest at `floor`): its lowest bit and its digits, over at least
-/// `log2(len) + BUCKET_TOP_EXTRA_BITS` bits ([`top_shift`]). `None` where the top sort does
-/// not pay: its bits make a single digit, or fewer of them vary than `log2(len) +`
+/// the lowest at `floor`): its lowest bit and its digits, over the highest
+/// `ceil(log2(len)) + BUCKET_TOP_EXTRA_BITS` bits rounded up to whole digits, or down to
+/// `floor` ([`top_shift`]). `None` where the top sort does not pay: its bits make a single
+/// digit, or fewer of them vary than `ceil(log2(len)) +`
 /// [`tuning::BUCKET_TOP_TIE_GUARD_BITS`] (a few distinct values in the high bits: its ties
 /// would be long runs, each sorted again).
 pub(crate) fn top_plan(
@@ -1552,11 +1581,12 @@ pub(crate) unsafe fn sort_whole<E: Elem, D: Sink<E>>(
 ///
 /// Few remaining digits (at most [`tuning::BUCKET_LSD_MAX_PASSES`]): one read counts OR, AND
 /// and every digit, then a serial LSD in cache that only moves elements. Many (64-bit keys):
-/// an LSD over the top `log2(len) + BUCKET_TOP_EXTRA_BITS` varying bits only, then one pass
+/// an LSD over the top `ceil(log2(len)) + BUCKET_TOP_EXTRA_BITS` bits only, then one pass
 /// that finds runs tied on those bits (almost all of length 1 for a large uniform bucket) and
 /// sorts each on the rest, recursively. For uniform 64-bit keys that is 3 passes over the
 /// bucket instead of 7 (the idea of voracious' DLSD, made safe for any distribution: ties are
-/// sorted, never left to an unbounded insertion sort).
+/// sorted, never left to an unbounded insertion sort). Many digits whose top bits hold too few
+/// varying bits (long ties) take the plain LSD instead; [`bucket_plan`] decides.
 ///
 /// # Safety
 /// `src`, `other` and `out` (from `at`) are valid for `len` positions and owned by the calling
@@ -1617,13 +1647,13 @@ unsafe fn sort_bucket<E: Elem, D: Sink<E>>(
         }
         let (or, and, mut first) = survey_multi(&src, len, &guess, (!stream).then_some(&sink));
         let varying = (or ^ and) & mask;
-        let digits = plan(varying, low, width, true);
-        let Some(&d0) = digits.first() else {
-            copy_serial(&src, &sink, len);
-            return;
-        };
-        if digits.len() > tuning::BUCKET_LSD_MAX_PASSES {
-            if let Some((t, td)) = top_plan(varying, low, len, width, d0.shift) {
+        let digits = match bucket_plan(varying, low, len, width) {
+            BucketPlan::Copy => {
+                copy_serial(&src, &sink, len);
+                return;
+            }
+            BucketPlan::Lsd(digits) => digits,
+            BucketPlan::Top(t, td) => {
                 let top_mask = u128::MAX << t;
                 // Counted in the survey when the guess was right (the scatters then only
                 // move); otherwise the first digit is counted and the scatters count the rest.
@@ -1681,7 +1711,10 @@ unsafe fn sort_bucket<E: Elem, D: Sink<E>>(
                 }
                 return;
             }
-        }
+        };
+        let d0 = digits[0];
+        // Where the guess was the top sort's digits and the plan is the plain LSD (few varying
+        // bits under the top sort), the first digit is counted here in a second read.
         let counts = if digits == guess {
             first
         } else if d0 == guess[0] {

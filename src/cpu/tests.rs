@@ -317,9 +317,10 @@ fn bucket_top_sort_and_ties() {
         .collect();
     check(&k, &SortOptions::new(), "tied 10");
     check(&k, &SortOptions::new().bits(0, 60), "tied 10 range");
-    // Buckets whose top bits hold too few varying bits (four of 16 here, above 32 random low
-    // bits and under a random top byte) take the plain LSD instead (`top_plan`'s guard); with
-    // six more varying, the top sort with ties of a few elements.
+    // Buckets of ~1024 whose top-sort bits [34, 50) hold too few varying bits (four of 16
+    // here, above 32 random low bits and under a random top byte) take the plain LSD instead
+    // (`top_plan`'s guard); with 14 of the 16 varying, the top sort, whose ties are almost all
+    // single elements.
     for mask in [0xFF03_0300_FFFF_FFFFu64, 0xFF03_3FFF_FFFF_FFFF] {
         let k: Vec<u64> = (0..n).map(|_| r.next() & mask).collect();
         for opts in all_orders() {
@@ -794,11 +795,19 @@ fn one_bucket_passes_follow_the_bucket_sort() {
     let (t, top) = super::radix::top_plan(all64, 64, 8192, 8, 0).unwrap();
     assert_eq!((t, top.len()), (40, 3));
     // Buckets of 2^12 sort on their top 16 bits, [48, 64) here: 13 of them varying (ties of
-    // about one element) still take the top sort, 12 do not.
+    // about one element) still take the top sort, 12 do not (the plan `sort_bucket` follows:
+    // the plain LSD over all eight digits). One element more (lg 13) sorts on the top 24
+    // bits, [40, 64), in three digits.
+    use super::radix::{bucket_plan, BucketPlan};
     let low48 = (1u128 << 48) - 1;
     let some = low48 | (0b1111_1111_1111_1000u128 << 48);
+    let few = low48 | (0xFFF0u128 << 48);
     assert_eq!(super::radix::top_plan(some, 64, 4096, 8, 0).unwrap().0, 48);
-    assert!(super::radix::top_plan(low48 | (0xFFF0u128 << 48), 64, 4096, 8, 0).is_none());
+    assert!(super::radix::top_plan(few, 64, 4096, 8, 0).is_none());
+    assert!(matches!(bucket_plan(some, 64, 4096, 8), BucketPlan::Top(48, ref d) if d.len() == 2));
+    assert!(matches!(bucket_plan(few, 64, 4096, 8), BucketPlan::Lsd(ref d) if d.len() == 8));
+    assert!(matches!(bucket_plan(some, 64, 4097, 8), BucketPlan::Top(40, ref d) if d.len() == 3));
+    assert_eq!(bucket_plan(0, 64, 4096, 8), BucketPlan::Copy);
     // Few varying bits: the plain LSD over them (three 7-bit digits of 20 varying bits; two
     // 8-bit ones of 16).
     assert_eq!(super::radix::whole_passes(0xF_FFFF, 0, 32, 5000, 8), 3);

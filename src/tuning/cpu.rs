@@ -75,15 +75,15 @@ pub const BUCKET_LSD_MAX_PASSES: usize = 3;
 /// 2^12 (u64 2^20), three for 2^15 (u64 2^24). 4, 7 and 10 measured within noise of each other
 /// at u64 2^24 when the width was not rounded (bench/NOTES.md 2026-11-30 v2).
 pub const BUCKET_TOP_EXTRA_BITS: u32 = 4;
-/// The in-bucket top sort runs only where at least `log2(bucket length)` plus this many of its
-/// bits vary (`cpu::radix::top_plan`); with fewer, its ties are long runs (a few distinct
-/// values in the high bits), each sorted again, and the plain LSD is faster. Zen 5, two
-/// threads, u64 keys of random top bytes, 2^20 (buckets of ~2^12), Mkeys/s with no guard /
-/// guard 4 / guard 1, by how many of the top sort's bits vary: 4 bits 130 / 215 / 215 (2^22:
-/// 111 / 189 / 179), 10 bits 170 / 221 / 222, 12 bits 200 / 227 / 230, 13 bits 231 / 221 /
-/// 240, 14 bits 263 / 229 / 279; 2^22 with 18 of 24 varying 226 / 202 / 233 (a bucket of
-/// just over 2^14 keys needs 19 under guard 4); uniform keys unchanged (bench/NOTES.md,
-/// session 44).
+/// The in-bucket top sort runs only where at least `ceil(log2(bucket length))` plus this many
+/// of its bits vary (`cpu::radix::top_plan`); with fewer, its ties are long runs (a few
+/// distinct values in the high bits), each sorted again, and the plain LSD is faster. Zen 5,
+/// two threads, u64 keys of random top bytes, 2^20 (buckets of ~2^12), best of two rounds,
+/// Mkeys/s with no guard in buckets / guard 4 / guard 1, by how many of the top sort's 16 bits
+/// vary: 4 bits 130 / 215 (both guards take the LSD there), 10 bits 179 / 230 / 228, 12 bits
+/// 206 / 232 / 230, 13 bits 235 / 225 / 249, 14 bits 263 / 230 / 281; at 2^22, 4 bits 111 /
+/// 189 / 179 and 18 of 24 bits 228 / 203 / 234 (a bucket just over 2^14 keys needs one bit
+/// more than one just under); uniform keys unchanged (bench/NOTES.md, session 44).
 pub const BUCKET_TOP_TIE_GUARD_BITS: u32 = 1;
 
 /// Bytes per cache line: the write-combining staging unit.
