@@ -26,7 +26,10 @@ fn keys<K>(lg: u32, gen: fn(u64) -> K) -> Vec<K> {
             u64::from_str_radix(hex, 16).expect("PROF_MASK: a hex number")
         })
     });
-    input(lg, |x| x).into_iter().map(|x| gen(x & mask)).collect()
+    input(lg, |x| x)
+        .into_iter()
+        .map(|x| gen(x & mask))
+        .collect()
 }
 
 fn input<K>(lg: u32, gen: fn(u64) -> K) -> Vec<K> {
