@@ -1633,14 +1633,16 @@ unsafe fn sort_bucket<E: Elem, D: Sink<E>>(
             return;
         }
         let one = Chunks::new(len, 1);
-        let lg = usize::BITS - (len - 1).leading_zeros();
-        // Guess that every bit varies and count all of those digits in the one read: the LSD
-        // digits, or, when those are too many, the digits of the top sort below.
-        let mut guess = plan(mask, low, width, true);
-        if guess.len() > tuning::BUCKET_LSD_MAX_PASSES {
-            let t = top_shift(low, lg, width, begin);
-            guess = plan(mask & (u128::MAX << t), low, width, true);
-        }
+        // Guess that every bit varies and count all of those digits in the one read: the
+        // digits the plan below takes for such a bucket (the plain LSD's or the top sort's).
+        let mut guess = match bucket_plan(mask, low, len, width) {
+            BucketPlan::Lsd(d) | BucketPlan::Top(_, d) => d,
+            BucketPlan::Copy => {
+                // No bit of [begin, low) at all (not reached: `low > begin` above).
+                copy_serial(&src, &sink, len);
+                return;
+            }
+        };
         if guess.len() > MULTI_MAX || width > 8 {
             guess.truncate(1);
             guess[0].width = guess[0].width.min(8);

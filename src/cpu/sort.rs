@@ -86,8 +86,8 @@ fn top_digit(n: usize, elem: usize, varying: u128, begin: u32) -> Digit {
     }
 }
 
-/// Whether a sort that one task runs (`chunks`) takes the one-bucket sort
-/// (`radix::sort_whole`) instead of the plain LSD's `lsd_passes`: where the caller set no digit
+/// The digit width of the one-bucket sort (`radix::sort_whole`) where a sort that one task
+/// runs (`chunks`) takes it instead of the plain LSD's `lsd_passes`: where the caller set no digit
 /// width and the one-bucket sort takes fewer passes, counting the copy that zips pairs into
 /// the scratch first (`zip`; the LSD's first pass zips as it scatters). Zen 5, one task,
 /// Mkeys/s, LSD / one bucket: u32 keys 2^8 102 / 128, 2^10 190 / 230, 2^12 252 / 295 (2
@@ -103,11 +103,12 @@ fn one_bucket<K: RadixKey>(
     (begin, end): (u32, u32),
     lsd_passes: usize,
     zip: bool,
-) -> bool {
+) -> Option<u32> {
     let width = tuning::max_digit_bits(K::Bits::BITS);
-    chunks.count() == 1
+    (chunks.count() == 1
         && opts.digit_bits.is_none()
-        && radix::whole_passes(varying, begin, end, n, width) + usize::from(zip) < lsd_passes
+        && radix::whole_passes(varying, begin, end, n, width) + usize::from(zip) < lsd_passes)
+        .then_some(width)
 }
 
 /// Whether a sort of `n` elements with keys of type `K` goes MSD-first.
@@ -522,21 +523,12 @@ fn keys_impl<K: RadixKey>(keys: &mut [K], opts: &SortOptions) {
         }
         return;
     }
-    if one_bucket::<K>(n, &chunks, opts, varying, (begin, end), digits.len(), false) {
+    if let Some(width) =
+        one_bucket::<K>(n, &chunks, opts, varying, (begin, end), digits.len(), false)
+    {
         // SAFETY: the images are initialised by the survey; `tb` is a separate buffer of `n`;
         // `bits` is `last`'s memory, which `alias` says.
-        unsafe {
-            radix::sort_whole(
-                bits,
-                tb,
-                last,
-                [false, true],
-                n,
-                begin,
-                end,
-                tuning::max_digit_bits(K::Bits::BITS),
-            )
-        };
+        unsafe { radix::sort_whole(bits, tb, last, [false, true], n, begin, end, width) };
         return;
     }
     // SAFETY: the images are initialised by the survey.
@@ -655,7 +647,9 @@ fn pairs_impl<K: RadixKey, V: Value>(keys: &mut [K], values: &mut [V], opts: &So
     // Untouched when there is one pass: its pages are never faulted in.
     let mut b = Scratch::<Pair<K::Bits, V>>::new(n);
     let bb = b.buf();
-    if one_bucket::<K>(n, &chunks, opts, varying, (begin, end), digits.len(), true) {
+    if let Some(width) =
+        one_bucket::<K>(n, &chunks, opts, varying, (begin, end), digits.len(), true)
+    {
         // SAFETY: keys and values have `n` elements; the pairs are zipped into `ab` first;
         // `ab` and `bb` are separate buffers of `n`, neither the output's memory.
         unsafe {
@@ -668,7 +662,7 @@ fn pairs_impl<K: RadixKey, V: Value>(keys: &mut [K], values: &mut [V], opts: &So
                 n,
                 begin,
                 end,
-                tuning::max_digit_bits(K::Bits::BITS),
+                width,
             );
         }
         return;
@@ -757,7 +751,9 @@ fn argsort_impl<K: RadixKey, I: SortIndex>(keys: &[K], opts: &SortOptions) -> Ve
     }
     let mut b = Scratch::<Pair<K::Bits, I>>::new(n);
     let bb = b.buf();
-    if one_bucket::<K>(n, &chunks, opts, varying, (begin, end), digits.len(), true) {
+    if let Some(width) =
+        one_bucket::<K>(n, &chunks, opts, varying, (begin, end), digits.len(), true)
+    {
         // SAFETY: `kp` is valid for `n` keys and only read; the (image, index) pairs are
         // written into `ab` first; `ab`, `bb` and `out` are separate allocations of `n`.
         unsafe {
@@ -770,7 +766,7 @@ fn argsort_impl<K: RadixKey, I: SortIndex>(keys: &[K], opts: &SortOptions) -> Ve
                 n,
                 begin,
                 end,
-                tuning::max_digit_bits(K::Bits::BITS),
+                width,
             );
             // SAFETY: the one-bucket sort wrote every one of the `n` positions.
             out.set_len(n);

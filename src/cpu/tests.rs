@@ -774,7 +774,7 @@ fn sorts_on_reused_scratch_match_the_reference() {
 
 /// The one-bucket sort's pass count, which decides between it and the plain LSD for inputs
 /// that one task sorts: std's sort up to 256 elements, the top `log2(n) + 4` bits in 8-bit
-/// digits beyond three passes, the plain in-bucket LSD up to three.
+/// digits beyond three passes (where enough of them vary), the plain in-bucket LSD otherwise.
 #[test]
 fn one_bucket_passes_follow_the_bucket_sort() {
     let all32 = u32::MAX as u128;
